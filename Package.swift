@@ -1,0 +1,105 @@
+// swift-tools-version: 6.1
+//
+// Hearth: a home hub for Linux. Module layering (ARCHITECTURE.md §2):
+// CNghttp2 → HearthWire → HearthProto → HearthModel → HearthTypes →
+// HearthHub / HearthDriverKit / HearthSDK → thin executables.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HearthWire", targets: ["HearthWire"]),
+        .library(name: "HearthTesting", targets: ["HearthTesting"]),
+        .executable(name: "hearth-hub", targets: ["hearth-hub"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        // HTTP/2 on nghttp2 over SwiftNIO with gRPC framing. Knows nothing of homes.
+        .target(
+            name: "HearthWire",
+            dependencies: [
+                "CNghttp2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The echo service and helpers that tests, interop and benchmarks share.
+        .target(
+            name: "HearthTesting",
+            dependencies: [
+                "HearthWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Ids, Value, the trait and device-type catalog and its validator.
+        .target(
+            name: "HearthModel",
+            swiftSettings: swiftSettings
+        ),
+        // Typed device types and traits generated from the catalog; transport-free.
+        .target(
+            name: "HearthTypes",
+            dependencies: ["HearthModel"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-hub",
+            dependencies: [
+                "HearthWire",
+                "HearthTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthWireTests",
+            dependencies: [
+                "HearthWire",
+                "HearthTesting",
+                "CNghttp2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthModelTests",
+            dependencies: ["HearthModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthTypesTests",
+            dependencies: ["HearthTypes", "HearthModel"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

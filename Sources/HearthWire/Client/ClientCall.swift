@@ -1,0 +1,63 @@
+/// Per-call options for a client call.
+public struct CallOptions: Sendable {
+    /// The call fails with DEADLINE_EXCEEDED after this long; sent to the
+    /// server as `grpc-timeout` so it stops too. nil: no deadline.
+    public var timeout: Duration?
+    /// Custom request metadata, such as `authorization: Bearer …`.
+    public var metadata: Metadata
+
+    public init(timeout: Duration? = nil, metadata: Metadata = [:]) {
+        self.timeout = timeout
+        self.metadata = metadata
+    }
+}
+
+/// One running client call: write requests, read responses and metadata.
+///
+/// Obtained inside ``WireClient/withCall(_:options:_:)``; the call is
+/// cancelled (RST_STREAM CANCEL) if the body returns before it finished.
+public struct ClientCall<Request, Response>: Sendable {
+    let bridge: StreamBridge
+    let head: ResponseHead
+    let method: MethodDescriptor<Request, Response>
+
+    /// Sends one request; suspends while the peer is slow.
+    /// - Throws: ``RPCError`` once the call can no longer send.
+    public func write(_ request: Request) async throws {
+        try await requests.write(request)
+    }
+
+    /// The request writer, for code that takes a ``MessageWriter``.
+    public var requests: MessageWriter<Request> {
+        MessageWriter(bridge: bridge, codec: method.requestCodec)
+    }
+
+    /// Half-closes: tells the server no more requests will come.
+    public func finishRequests() {
+        bridge.finishOutbound(.finished(.ok, [:]))
+    }
+
+    /// The responses; iteration ends normally on an OK status and throws
+    /// ``RPCError`` (with the trailers as its metadata) otherwise.
+    public var responses: RequestStream<Response> {
+        RequestStream(bridge: bridge, codec: method.responseCodec)
+    }
+
+    /// The response headers' metadata (empty for a trailers-only response).
+    /// - Throws: ``RPCError`` if the call failed before they arrived.
+    public func initialMetadata() async throws -> Metadata {
+        try await head.initialMetadata()
+    }
+
+    /// The final status and trailing metadata; waits for the end of the call.
+    public func status() async -> (Status, Metadata) {
+        await head.end()
+    }
+}
+
+/// A unary response with its metadata.
+public struct UnaryResponse<Message>: Sendable where Message: Sendable {
+    public var message: Message
+    public var initialMetadata: Metadata
+    public var trailingMetadata: Metadata
+}

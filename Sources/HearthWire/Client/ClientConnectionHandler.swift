@@ -1,0 +1,177 @@
+import CNghttp2
+internal import NIOCore
+
+/// The client side of one HTTP/2 connection: opens a stream per call, sends
+/// what the call writes, and reports responses. Confined to the event loop.
+final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelegate {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// One call's loop-side state.
+    final class Stream {
+        var machine: ClientStreamStateMachine
+        let bridge: StreamBridge
+        let head: ResponseHead
+        var deadlineTimer: Scheduled<Void>?
+
+        init(machine: ClientStreamStateMachine, bridge: StreamBridge, head: ResponseHead) {
+            self.machine = machine
+            self.bridge = bridge
+            self.head = head
+        }
+    }
+
+    let configuration: ConnectionConfiguration
+    let authority: String
+    /// Called once when this connection stops taking new calls.
+    let onUnusable: @Sendable () -> Void
+    var io: ConnectionIO!
+    var session: NGHTTP2Session!
+    var streams: [Int32: Stream] = [:]
+    var usable = true
+
+    init(configuration: ConnectionConfiguration, authority: String, onUnusable: @escaping @Sendable () -> Void) {
+        self.configuration = configuration
+        self.authority = authority
+        self.onUnusable = onUnusable
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        do {
+            session = try NGHTTP2Session(role: .client, options: configuration.sessionOptions, delegate: self)
+        } catch {
+            context.close(promise: nil)
+            return
+        }
+        io = ConnectionIO(session: session, context: context, keepalive: configuration.keepalive)
+        if context.channel.isActive { io.start() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        io?.start()
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        io.receive(unwrapInboundIn(data))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        io.endOfReadBatch()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { io.flush() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        io.stop()
+        markUnusable()
+        for (_, stream) in streams {
+            finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
+        }
+        streams.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    func markUnusable() {
+        guard usable else { return }
+        usable = false
+        onUnusable()
+    }
+}
+
+// MARK: - Starting and ending calls
+
+extension ClientConnectionHandler {
+    /// Opens a stream for a call and returns what the task side needs.
+    /// - Throws: ``RPCError`` UNAVAILABLE when the connection takes no new calls.
+    func startCall(path: String, metadata: Metadata, timeout: Duration?) throws -> (StreamBridge, ResponseHead, Int32) {
+        guard usable else { throw RPCError(code: .unavailable, message: "connection is closing") }
+        var headers = [
+            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
+            ("content-type", "application/grpc"), ("te", "trailers"), ("user-agent", "hearth-wire/1"),
+        ]
+        if let timeout { headers.append(("grpc-timeout", GRPCTimeout(timeout).headerValue)) }
+        headers += metadata.wireHeaders
+
+        let loop = io.eventLoop
+        let box = NIOLoopBound(StreamIDBox(), eventLoop: loop)
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        let bridge = StreamBridge(limits: configuration.bridgeLimits) { request in
+            loop.execute { handler.value.handle(request, streamID: box.value.id) }
+        }
+        let streamID: Int32
+        do {
+            streamID = try session.submitRequest(headers: headers)
+        } catch {
+            throw RPCError(code: .unavailable, message: "could not open a stream: \(error)")
+        }
+        box.value.id = streamID
+        let head = ResponseHead()
+        let stream = Stream(
+            machine: ClientStreamStateMachine(
+                maxReceiveMessageSize: configuration.limits.maxReceiveMessageSize,
+                maxHeaderListSize: configuration.limits.maxHeaderListSize),
+            bridge: bridge, head: head)
+        streams[streamID] = stream
+        if let timeout {
+            stream.deadlineTimer = loop.scheduleTask(in: .nanoseconds(timeout.nanosecondsClamped)) {
+                handler.value.cancel(streamID: streamID, status: Status(code: .deadlineExceeded, message: "deadline exceeded"))
+            }
+        }
+        io.flushSoon()
+        return (bridge, head, streamID)
+    }
+
+    /// Ends a call from our side: reports `status` and resets the stream.
+    func cancel(streamID: Int32, status: Status) {
+        guard let stream = streams[streamID], !stream.machine.isFinished else { return }
+        _ = stream.machine.streamClosed(errorCode: NGHTTP2_CANCEL.rawValue)
+        finish(stream, status: status, trailers: [:])
+        session.resetStream(streamID: streamID, errorCode: NGHTTP2_CANCEL.rawValue)
+        io.flushSoon()
+    }
+
+    /// Reports the end of a call. With `dropQueued` (cancel, deadline, lost
+    /// connection) messages not yet read are discarded; otherwise the reader
+    /// gets them before the status.
+    func finish(_ stream: Stream, status: Status, trailers: Metadata, dropQueued: Bool = true) {
+        stream.deadlineTimer?.cancel()
+        let error = RPCError(status: status, metadata: trailers)
+        if let error, dropQueued {
+            stream.bridge.fail(error, cancelTask: false)
+        } else {
+            stream.bridge.finishInbound(error.map { .failure($0) } ?? .success(()))
+            stream.bridge.failOutbound(error ?? RPCError(code: .cancelled, message: "call finished"))
+        }
+        stream.head.setEnd(status, trailers: trailers)
+    }
+
+    func handle(_ request: StreamBridge.LoopRequest, streamID: Int32) {
+        guard streams[streamID] != nil else { return }
+        switch request {
+        case .consumed(let bytes): session.consume(streamID: streamID, bytes: bytes)
+        case .outboundReady:
+            _ = streams[streamID]!.bridge.takeOutboundRequest()
+            session.resumeData(streamID: streamID)
+        }
+        io.flushSoon()
+    }
+
+    /// Closes the connection once its calls are done (used by ``WireClient/close()``).
+    func closeGracefully() {
+        markUnusable()
+        if streams.isEmpty { io.closeAfterFlush() }
+    }
+}
+
+/// The stream id, known only after the request is submitted.
+final class StreamIDBox {
+    var id: Int32 = 0
+}

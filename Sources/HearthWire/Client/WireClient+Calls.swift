@@ -1,0 +1,106 @@
+internal import NIOCore
+
+extension WireClient {
+    /// Runs one call of any shape: the four call kinds are built on this.
+    ///
+    /// The body writes requests, calls ``ClientCall/finishRequests()`` and
+    /// reads responses. If it returns (or throws) before the call finished,
+    /// the call is cancelled. Cancelling the calling task cancels the call.
+    ///
+    /// - Throws: ``RPCError`` for the call's failure, or what the body throws.
+    public func withCall<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
+        _ body: (ClientCall<Request, Response>) async throws -> Result
+    ) async throws -> Result {
+        let connection = try await connection()
+        let (bridge, head, streamID) = try await connection.channel.eventLoop.submit {
+            try connection.handler.value.startCall(path: method.path, metadata: options.metadata, timeout: options.timeout)
+        }.get()
+        let call = ClientCall(bridge: bridge, head: head, method: method)
+        let cancel: @Sendable (Status) -> Void = { status in
+            connection.channel.eventLoop.execute {
+                connection.handler.value.cancel(streamID: streamID, status: status)
+            }
+        }
+        do {
+            let result = try await withTaskCancellationHandler {
+                try await body(call)
+            } onCancel: {
+                cancel(Status(code: .cancelled, message: "call cancelled by the client"))
+            }
+            if !head.isFinished { cancel(Status(code: .cancelled, message: "call abandoned before it finished")) }
+            return result
+        } catch {
+            if !head.isFinished { cancel(Status(code: .cancelled, message: "call abandoned before it finished")) }
+            throw error
+        }
+    }
+
+    /// A unary call: one request, one response.
+    public func unary<Request, Response: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions()
+    ) async throws -> Response {
+        try await unaryWithMetadata(method, request: request, options: options).message
+    }
+
+    /// A unary call that also returns the response's metadata.
+    public func unaryWithMetadata<Request, Response: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions()
+    ) async throws -> UnaryResponse<Response> {
+        try await withCall(method, options: options) { call in
+            try await call.write(request)
+            call.finishRequests()
+            return try await Self.singleResponse(call)
+        }
+    }
+
+    /// A server-streaming call: one request, then the body reads the responses.
+    public func serverStreaming<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
+        _ body: (RequestStream<Response>) async throws -> Result
+    ) async throws -> Result {
+        try await withCall(method, options: options) { call in
+            try await call.write(request)
+            call.finishRequests()
+            let result = try await body(call.responses)
+            return result
+        }
+    }
+
+    /// A client-streaming call: the body writes requests; the single response
+    /// is returned after the body returns (which half-closes the call).
+    public func clientStreaming<Request, Response: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
+        _ body: (MessageWriter<Request>) async throws -> Void
+    ) async throws -> Response {
+        try await withCall(method, options: options) { call in
+            try await body(call.requests)
+            call.finishRequests()
+            return try await Self.singleResponse(call).message
+        }
+    }
+
+    /// A bidirectional call: the body writes and reads as it likes, and
+    /// should half-close with ``ClientCall/finishRequests()`` when done writing.
+    public func bidirectional<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
+        _ body: (ClientCall<Request, Response>) async throws -> Result
+    ) async throws -> Result {
+        try await withCall(method, options: options, body)
+    }
+
+    private static func singleResponse<Request, Response: Sendable>(
+        _ call: ClientCall<Request, Response>
+    ) async throws -> UnaryResponse<Response> {
+        var iterator = call.responses.makeAsyncIterator()
+        guard let message = try await iterator.next() else {
+            throw RPCError(code: .internal, message: "the server sent no response message")
+        }
+        guard try await iterator.next() == nil else {
+            throw RPCError(code: .internal, message: "the server sent more than one response message")
+        }
+        let initial = try await call.initialMetadata()
+        let (_, trailers) = await call.status()
+        return UnaryResponse(message: message, initialMetadata: initial, trailingMetadata: trailers)
+    }
+}

@@ -1,0 +1,173 @@
+public import NIOCore
+public import NIOPosix
+import Synchronization
+
+/// A gRPC-compatible HTTP/2 client on libnghttp2.
+///
+/// It keeps one connection to its target, opened on the first call and
+/// opened again on the next call after it is lost or the server sent
+/// GOAWAY. Calls are multiplexed on it as HTTP/2 streams.
+///
+/// ```swift
+/// let client = WireClient(target: .tcp(host: "127.0.0.1", port: 7070))
+/// defer { client.close() }
+/// let reply = try await client.unary(Echo.get, request: request,
+///                                    options: CallOptions(timeout: .seconds(5)))
+/// ```
+public final class WireClient: Sendable {
+    /// Where to connect.
+    public enum Target: Sendable, Hashable, CustomStringConvertible {
+        case tcp(host: String, port: Int)
+        case unix(path: String)
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): "\(host):\(port)"
+            case .unix(let path): "unix:\(path)"
+            }
+        }
+    }
+
+    /// Client settings; each default is documented beside it.
+    public struct Configuration: Sendable {
+        /// Limits, flow control, keepalive and flood protection.
+        public var connection = ConnectionConfiguration()
+        /// How long to wait for a connection. Default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        public init() {}
+        public static var defaults: Configuration { Configuration() }
+    }
+
+    struct Connection: Sendable {
+        let channel: any Channel
+        let handler: NIOLoopBound<ClientConnectionHandler>
+        let id: ObjectIdentifier
+    }
+
+    private enum State {
+        case idle
+        case connecting([CheckedContinuation<Connection, any Error>])
+        case ready(Connection)
+        case closed
+    }
+
+    /// The target this client connects to.
+    public let target: Target
+    let configuration: Configuration
+    private let group: MultiThreadedEventLoopGroup
+    private let state = Mutex(State.idle)
+
+    /// Creates a client; no connection is made until the first call.
+    public init(
+        target: Target, configuration: Configuration = .defaults,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+    ) {
+        self.target = target
+        self.configuration = configuration
+        self.group = eventLoopGroup
+    }
+
+    /// Closes the connection once calls in flight finish; later calls fail
+    /// with UNAVAILABLE.
+    public func close() {
+        let connection: Connection? = state.withLock { s in
+            defer { s = .closed }
+            if case .ready(let connection) = s { return connection }
+            return nil
+        }
+        guard let connection else { return }
+        connection.channel.eventLoop.execute { connection.handler.value.closeGracefully() }
+    }
+
+    /// A connection for a new call, connecting if needed.
+    func connection() async throws -> Connection {
+        enum Step { case use(Connection), wait, connect, closed }
+        // Fast path without a continuation.
+        let fast: Connection? = state.withLock { s in
+            if case .ready(let connection) = s { return connection }
+            return nil
+        }
+        if let fast { return fast }
+        return try await withCheckedThrowingContinuation { continuation in
+            let step: Step = state.withLock { s in
+                switch s {
+                case .ready(let connection): return .use(connection)
+                case .closed: return .closed
+                case .connecting(var waiters):
+                    waiters.append(continuation)
+                    s = .connecting(waiters)
+                    return .wait
+                case .idle:
+                    s = .connecting([continuation])
+                    return .connect
+                }
+            }
+            switch step {
+            case .use(let connection): continuation.resume(returning: connection)
+            case .closed: continuation.resume(throwing: RPCError(code: .unavailable, message: "client is closed"))
+            case .wait: break
+            case .connect: connect()
+            }
+        }
+    }
+
+    private func connect() {
+        let target = self.target
+        let configuration = self.configuration
+        let authority = target.description
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(configuration.connectTimeout.nanosecondsClamped))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let id = ObjectIdentifier(channel)
+                    let handler = ClientConnectionHandler(
+                        configuration: configuration.connection, authority: authority
+                    ) { [weak self] in self?.connectionUnusable(id) }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        let future: EventLoopFuture<any Channel> =
+            switch target {
+            case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
+            case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
+            }
+        future.whenComplete { result in
+            switch result {
+            case .success(let channel):
+                let connection = Connection(
+                    channel: channel,
+                    handler: NIOLoopBound(
+                        try! channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
+                        eventLoop: channel.eventLoop),
+                    id: ObjectIdentifier(channel))
+                self.connected(.success(connection))
+            case .failure(let error):
+                self.connected(
+                    .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(error)")))
+            }
+        }
+    }
+
+    private func connected(_ result: Result<Connection, RPCError>) {
+        let waiters: [CheckedContinuation<Connection, any Error>] = state.withLock { s in
+            guard case .connecting(let waiters) = s else { return [] }
+            switch result {
+            case .success(let connection): s = .ready(connection)
+            case .failure: s = .idle
+            }
+            return waiters
+        }
+        if case .success(let connection) = result, waiters.isEmpty {
+            // Closed while connecting.
+            connection.channel.close(promise: nil)
+        }
+        for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+    }
+
+    private func connectionUnusable(_ id: ObjectIdentifier) {
+        state.withLock { s in
+            if case .ready(let connection) = s, connection.id == id { s = .idle }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// Settings shared by server and client connections.
+public struct ConnectionConfiguration: Sendable {
+    /// Message and header limits.
+    public struct Limits: Sendable {
+        /// The largest message accepted; larger ones end the call with
+        /// RESOURCE_EXHAUSTED before their bytes are buffered. gRPC's default: 4 MiB.
+        public var maxReceiveMessageSize = 4 * 1024 * 1024
+        /// The largest header list accepted (name + value + 32 per field,
+        /// as HTTP/2 counts). gRPC's suggested default: 8 KiB.
+        public var maxHeaderListSize = 8 * 1024
+        /// SETTINGS_MAX_CONCURRENT_STREAMS sent to the peer. gRPC's default: 100.
+        public var maxConcurrentStreams = 100
+        public init() {}
+    }
+
+    /// Flow control and buffering.
+    public struct FlowControl: Sendable {
+        /// SETTINGS_INITIAL_WINDOW_SIZE: how much a peer may send on one
+        /// stream before the reader takes messages. Default 1 MiB.
+        public var initialStreamWindow = 1024 * 1024
+        /// The connection-level receive window. Default 16 MiB.
+        public var connectionWindow = 16 * 1024 * 1024
+        /// Received bytes queued for a reader before the window stops being
+        /// returned. Default 256 KiB.
+        public var inboundHighWatermark = 256 * 1024
+        /// Queued outbound bytes at which writers suspend. Default 256 KiB;
+        /// they resume below a quarter of it.
+        public var outboundHighWatermark = 256 * 1024
+        public init() {}
+    }
+
+    /// Keepalive pings.
+    public struct Keepalive: Sendable {
+        /// How long a connection may be quiet before we PING it; nil: never.
+        public var interval: Duration?
+        /// How long to wait for the PING's ack before closing the connection.
+        public var timeout: Duration = .seconds(20)
+        public init(interval: Duration? = nil, timeout: Duration = .seconds(20)) {
+            self.interval = interval
+            self.timeout = timeout
+        }
+    }
+
+    /// nghttp2's flood protections (all on by default in the library; the
+    /// values here are its defaults).
+    public struct FloodProtection: Sendable {
+        /// Rapid-reset limit: a token bucket of this many RST_STREAMs…
+        public var streamResetBurst: UInt64 = 1000
+        /// …refilled at this rate per second.
+        public var streamResetRate: UInt64 = 33
+        /// CONTINUATION frames allowed after one HEADERS frame.
+        public var maxContinuations = 8
+        /// Entries allowed in one SETTINGS frame.
+        public var maxSettingsEntries = 32
+        /// Queued outbound ACK frames (PING/SETTINGS) before the peer is cut off.
+        public var maxOutboundAck = 1000
+        public init() {}
+    }
+
+    public var limits = Limits()
+    public var flowControl = FlowControl()
+    public var keepalive = Keepalive()
+    public var floodProtection = FloodProtection()
+
+    public init() {}
+
+    /// The defaults, as documented on each field.
+    public static var defaults: ConnectionConfiguration { ConnectionConfiguration() }
+
+    var sessionOptions: NGHTTP2Session.Options {
+        NGHTTP2Session.Options(
+            maxConcurrentStreams: UInt32(limits.maxConcurrentStreams),
+            initialWindowSize: UInt32(flowControl.initialStreamWindow),
+            connectionWindowSize: Int32(flowControl.connectionWindow),
+            maxHeaderListSize: UInt32(limits.maxHeaderListSize),
+            streamResetBurst: floodProtection.streamResetBurst,
+            streamResetRate: floodProtection.streamResetRate,
+            maxContinuations: floodProtection.maxContinuations,
+            maxSettings: floodProtection.maxSettingsEntries,
+            maxOutboundAck: floodProtection.maxOutboundAck)
+    }
+
+    var bridgeLimits: StreamBridge.Limits {
+        StreamBridge.Limits(
+            inboundHighWatermark: flowControl.inboundHighWatermark,
+            inboundLowWatermark: flowControl.inboundHighWatermark / 4,
+            outboundHighWatermark: flowControl.outboundHighWatermark,
+            outboundLowWatermark: flowControl.outboundHighWatermark / 4)
+    }
+}

@@ -1,0 +1,168 @@
+internal import NIOCore
+
+/// The byte-moving half of a connection handler, shared by server and
+/// client: feeds nghttp2, coalesces flushes, respects the channel's
+/// writability, and runs keepalive PINGs. Confined to the event loop.
+final class ConnectionIO {
+    enum PingVerdict { case fine, tooManyPings }
+
+    let session: NGHTTP2Session
+    let context: ChannelHandlerContext
+    let keepalive: ConnectionConfiguration.Keepalive
+    var eventLoop: any EventLoop { context.eventLoop }
+
+    /// Minimum time between client PINGs a server tolerates, and how many
+    /// early ones it forgives (gRPC's defaults: 5 minutes, 2 strikes).
+    var minPingInterval: Duration = .seconds(300)
+    var maxPingStrikes = 2
+
+    private var inReadBatch = false
+    private var flushScheduled = false
+    private var closing = false
+    private var stopped = false
+    private var lastActivity = NIODeadline.now()
+    private var keepaliveTimer: Scheduled<Void>?
+    private var pingTimeout: Scheduled<Void>?
+    private var lastPingReceived: NIODeadline?
+    private var pingStrikes = 0
+
+    init(session: NGHTTP2Session, context: ChannelHandlerContext, keepalive: ConnectionConfiguration.Keepalive) {
+        self.session = session
+        self.context = context
+        self.keepalive = keepalive
+    }
+
+    /// Sends our preface and starts keepalive.
+    func start() {
+        guard !stopped else { return }
+        flush()
+        scheduleKeepalive()
+    }
+
+    func stop() {
+        stopped = true
+        keepaliveTimer?.cancel()
+        pingTimeout?.cancel()
+    }
+
+    /// Feeds bytes read from the socket.
+    func receive(_ buffer: ByteBuffer) {
+        inReadBatch = true
+        lastActivity = .now()
+        do {
+            try session.receive(buffer)
+        } catch {
+            // nghttp2 queued a GOAWAY for the violation; send it, then close.
+            inReadBatch = false
+            closeAfterFlush()
+        }
+    }
+
+    /// The end of a batch of reads: one flush for all of them.
+    func endOfReadBatch() {
+        inReadBatch = false
+        flush()
+    }
+
+    /// Flushes at the end of this loop tick (or of the read batch), so that
+    /// many calls writing at once share one socket write.
+    func flushSoon() {
+        guard !inReadBatch, !flushScheduled else { return }
+        flushScheduled = true
+        eventLoop.assumeIsolated().execute { [self] in
+            flushScheduled = false
+            flush()
+        }
+    }
+
+    /// Writes what nghttp2 has queued, while the channel takes it.
+    func flush() {
+        guard !inReadBatch, !stopped else { return }
+        let channel = context.channel
+        var wrote = false
+        while channel.isWritable || closing {
+            var buffer = channel.allocator.buffer(capacity: 16 * 1024)
+            do {
+                try session.drainOutbound(into: &buffer, limit: 256 * 1024)
+            } catch {
+                context.close(promise: nil)
+                return
+            }
+            guard buffer.readableBytes > 0 else { break }
+            context.write(NIOAny(buffer), promise: nil)
+            wrote = true
+        }
+        if wrote {
+            lastActivity = .now()
+            context.flush()
+        }
+        if closing || !session.isAlive {
+            closing = true
+            context.close(promise: nil)
+        }
+    }
+
+    /// Flushes what is queued (such as a GOAWAY), then closes.
+    func closeAfterFlush() {
+        closing = true
+        flush()
+    }
+
+    func schedule(after delay: Duration, _ body: @escaping () -> Void) {
+        eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay.nanosecondsClamped))) { body() }
+    }
+
+    func streamOpened() {
+        pingStrikes = 0
+    }
+}
+
+// MARK: - Keepalive
+
+extension ConnectionIO {
+    private func scheduleKeepalive() {
+        guard let interval = keepalive.interval, !stopped else { return }
+        keepaliveTimer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(interval.nanosecondsClamped))) {
+            [self] in
+            let quiet = NIODeadline.now() - lastActivity
+            if quiet >= .nanoseconds(Int64(interval.nanosecondsClamped)) && pingTimeout == nil {
+                session.ping()
+                flush()
+                pingTimeout = eventLoop.assumeIsolated().scheduleTask(
+                    in: .nanoseconds(Int64(keepalive.timeout.nanosecondsClamped))
+                ) { [self] in
+                    // No ack in time: the peer or the path is dead.
+                    context.close(promise: nil)
+                }
+            }
+            scheduleKeepalive()
+        }
+    }
+
+    func pingAcknowledged() {
+        pingTimeout?.cancel()
+        pingTimeout = nil
+        lastActivity = .now()
+    }
+
+    /// Applies the ping-strike policy to a PING from the peer (nghttp2 has
+    /// already queued its ACK).
+    func pingReceived(hasActiveStreams: Bool) -> PingVerdict {
+        let now = NIODeadline.now()
+        defer { lastPingReceived = now }
+        guard !hasActiveStreams, let last = lastPingReceived else { return .fine }
+        if now - last < .nanoseconds(Int64(minPingInterval.nanosecondsClamped)) {
+            pingStrikes += 1
+            return pingStrikes > maxPingStrikes ? .tooManyPings : .fine
+        }
+        return .fine
+    }
+}
+
+extension Duration {
+    var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : ns + attoseconds / 1_000_000_000
+    }
+}

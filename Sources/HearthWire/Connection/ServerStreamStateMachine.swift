@@ -1,0 +1,217 @@
+internal import NIOCore
+
+/// The request side of one server stream: header validation, message
+/// framing and limits. Pure: no I/O, no clock.
+///
+/// ```
+///   headers ──(valid)──▶ open ──(END_STREAM)──▶ inboundClosed
+///      │                  │
+///      └─(invalid)─┐      └─(bad frame / oversize)─┐
+///                  ▼                                ▼
+///               rejected ◀──────────────────────── failed
+/// ```
+///
+/// `rejected` means we answered before dispatching (trailers-only); `failed`
+/// means the call was running and must end with the returned status. Bytes
+/// arriving in either state are dropped (a legitimate race with our answer).
+struct ServerStreamStateMachine {
+    struct Limits {
+        var maxHeaderListSize: Int
+        var maxReceiveMessageSize: Int
+    }
+
+    /// A validated request head.
+    struct RequestHead: Equatable {
+        var path: String
+        var metadata: Metadata
+        var timeout: GRPCTimeout?
+        var authority: String?
+    }
+
+    enum OnHeaders: Equatable {
+        /// Start the call.
+        case dispatch(RequestHead)
+        /// Answer at once and dispatch nothing: HTTP status (200 for gRPC
+        /// errors) and the gRPC status for a trailers-only response.
+        case reject(httpStatus: Int, status: Status)
+        /// A second header block (request trailers) ended the inbound side.
+        case finishInbound
+        /// End the running call with this status.
+        case fail(Status)
+        /// Nothing to do.
+        case none
+    }
+
+    enum OnData: Equatable {
+        /// Complete messages to hand to the call (maybe none yet).
+        case deliver([ByteBuffer])
+        /// End the running call with this status.
+        case fail(Status)
+        /// Dropped: the stream was already answered or failed.
+        case drop
+    }
+
+    enum OnEnd: Equatable {
+        case finishInbound
+        case fail(Status)
+        case none
+    }
+
+    private enum State {
+        case receivingHeaders(fields: [(String, String)], size: Int, tooLarge: Bool)
+        case open(GRPCMessageDeframer)
+        case inboundClosed
+        case rejected
+        case failed
+    }
+
+    private var state: State = .receivingHeaders(fields: [], size: 0, tooLarge: false)
+    private let limits: Limits
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// One header field. Sizes are counted as HTTP/2 does (name + value + 32)
+    /// because nghttp2 does not enforce our advertised header-list limit.
+    mutating func receiveHeader(name: String, value: String) {
+        guard case .receivingHeaders(var fields, var size, let tooLarge) = state, !tooLarge else { return }
+        size += name.utf8.count + value.utf8.count + 32
+        if size > limits.maxHeaderListSize {
+            state = .receivingHeaders(fields: [], size: size, tooLarge: true)
+            return
+        }
+        fields.append((name, value))
+        state = .receivingHeaders(fields: fields, size: size, tooLarge: false)
+    }
+
+    /// The end of a header block.
+    mutating func receiveHeadersComplete(endStream: Bool) -> OnHeaders {
+        switch state {
+        case .receivingHeaders(let fields, let size, let tooLarge):
+            if tooLarge {
+                state = .rejected
+                return .reject(
+                    httpStatus: 200,
+                    status: Status(
+                        code: .resourceExhausted,
+                        message: "header list of \(size)+ bytes exceeds the limit of \(limits.maxHeaderListSize)"))
+            }
+            let verdict = Self.validate(fields)
+            if case .dispatch = verdict {
+                state = endStream ? .inboundClosed : .open(GRPCMessageDeframer(maxMessageSize: limits.maxReceiveMessageSize))
+            } else {
+                state = .rejected
+            }
+            return verdict
+        case .open(let deframer):
+            // Request trailers: allowed by HTTP/2, unused by gRPC; they end the stream.
+            guard endStream else { return .none }
+            state = .inboundClosed
+            return deframer.hasPartialMessage
+                ? .fail(Self.truncated) : .finishInbound
+        case .inboundClosed, .rejected, .failed:
+            return .none
+        }
+    }
+
+    /// DATA payload bytes.
+    mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
+        guard case .open(var deframer) = state else { return .drop }
+        deframer.append(bytes)
+        var messages: [ByteBuffer] = []
+        do {
+            while let message = try deframer.next() { messages.append(message) }
+        } catch {
+            state = .failed
+            switch error {
+            case .messageTooLarge(let length, let limit):
+                return .fail(
+                    Status(
+                        code: .resourceExhausted,
+                        message: "received message of \(length) bytes exceeds the limit of \(limit)"))
+            case .compressedWithoutEncoding:
+                return .fail(Status(code: .internal, message: "compressed message without grpc-encoding"))
+            case .invalidFlag(let flag):
+                return .fail(Status(code: .internal, message: "invalid message flag \(flag)"))
+            }
+        }
+        state = .open(deframer)
+        return .deliver(messages)
+    }
+
+    /// END_STREAM on a DATA frame.
+    mutating func receiveEndStream() -> OnEnd {
+        guard case .open(let deframer) = state else { return .none }
+        if deframer.hasPartialMessage {
+            state = .failed
+            return .fail(Self.truncated)
+        }
+        state = .inboundClosed
+        return .finishInbound
+    }
+
+    private static let truncated = Status(code: .internal, message: "stream ended in the middle of a message")
+}
+
+extension ServerStreamStateMachine {
+    private static func validate(_ fields: [(String, String)]) -> OnHeaders {
+        var method: String?
+        var path: String?
+        var contentType: String?
+        var te: String?
+        var timeout: String?
+        var encoding: String?
+        var authority: String?
+        var metadata = Metadata()
+        for (name, value) in fields {
+            switch name {
+            case ":method": method = value
+            case ":path": path = value
+            case ":authority", "host": authority = value
+            case "content-type": contentType = value
+            case "te": te = value
+            case "grpc-timeout": timeout = value
+            case "grpc-encoding": encoding = value
+            default:
+                guard !Metadata.isReserved(name) else { continue }
+                guard metadata.addWire(name: name, value: value) else {
+                    return .reject(httpStatus: 200, status: Status(code: .internal, message: "metadata \(name) is not valid base64"))
+                }
+            }
+        }
+        guard method == "POST" else {
+            return .reject(httpStatus: 405, status: Status(code: .internal, message: "method must be POST"))
+        }
+        guard let contentType, isGRPC(contentType: contentType) else {
+            return .reject(
+                    httpStatus: 415,
+                    status: Status(code: .internal, message: "content-type \(contentType ?? "(none)") is not application/grpc"))
+        }
+        guard te == "trailers" else {
+            return .reject(httpStatus: 400, status: Status(code: .internal, message: "te must be trailers"))
+        }
+        if let encoding, encoding != "identity" {
+            return .reject(httpStatus: 200, status: Status(code: .unimplemented, message: "grpc-encoding \(encoding) is not supported"))
+        }
+        var parsedTimeout: GRPCTimeout?
+        if let timeout {
+            guard let parsed = GRPCTimeout(header: timeout) else {
+                return .reject(httpStatus: 400, status: Status(code: .internal, message: "malformed grpc-timeout \(timeout)"))
+            }
+            parsedTimeout = parsed
+        }
+        guard let path, path.hasPrefix("/"), path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).count == 2 else {
+            return .reject(httpStatus: 200, status: Status(code: .unimplemented, message: "malformed path \(path ?? "(none)")"))
+        }
+        return .dispatch(RequestHead(path: path, metadata: metadata, timeout: parsedTimeout, authority: authority))
+    }
+
+    /// `application/grpc`, optionally followed by `+format` or `;params`.
+    static func isGRPC(contentType: String) -> Bool {
+        let prefix = "application/grpc"
+        guard contentType.lowercased().hasPrefix(prefix) else { return false }
+        let rest = contentType.dropFirst(prefix.count)
+        return rest.isEmpty || rest.hasPrefix("+") || rest.hasPrefix(";")
+    }
+}

@@ -1,0 +1,349 @@
+import DequeModule
+internal import NIOCore
+import Synchronization
+
+/// The meeting point of one HTTP/2 stream's event-loop side and the task
+/// that reads its messages and writes its replies.
+///
+/// Inbound, the loop appends whole messages; the reader takes them. Flow
+/// control is opened only as the reader drains: while more than
+/// `inboundHighWatermark` bytes wait, the loop holds back the window update
+/// for what arrives, and the reader releases it once the queue falls below
+/// the low watermark. A slow reader therefore slows its sender.
+///
+/// Outbound, writers append framed bytes to one buffer and the loop's data
+/// provider reads from it directly, so a burst of small writes crosses
+/// threads once. A writer suspends while more than `outboundHighWatermark`
+/// bytes wait and resumes when the peer has taken them down to the low mark.
+///
+/// All fields live under one `Mutex`; continuations are resumed and the
+/// loop is notified outside it.
+final class StreamBridge: Sendable {
+    /// What the loop side must do when the task side calls in.
+    enum LoopRequest: Sendable {
+        /// Outbound bytes or the end of the outbound side are waiting.
+        case outboundReady
+        /// The reader consumed this many bytes; open the window by as much.
+        case consumed(Int)
+    }
+
+    struct Limits: Sendable {
+        var inboundHighWatermark = 256 * 1024
+        var inboundLowWatermark = 64 * 1024
+        var outboundHighWatermark = 256 * 1024
+        var outboundLowWatermark = 64 * 1024
+    }
+
+    /// How the outbound side ended.
+    enum OutboundEnd: Sendable {
+        /// Server: trailers with a status. Client: half-close (status unused).
+        case finished(Status, Metadata)
+    }
+
+    private struct State {
+        var inbound = Deque<ByteBuffer>()
+        var inboundBytes = 0
+        var inboundEnd: Result<Void, RPCError>?
+        var reader: CheckedContinuation<ByteBuffer?, any Error>?
+        var heldBytes = 0
+        var consumeRequested = false
+
+        var outbound = ByteBuffer()
+        var outboundEnd: OutboundEnd?
+        var writer: CheckedContinuation<Void, any Error>?
+        var outboundReadyRequested = false
+        /// Set when the stream can no longer send (reset, closed, deadline).
+        var failure: RPCError?
+
+        var task: TaskHandle?
+        var cancelling = false
+    }
+
+    /// Wraps the handler's task so the loop can cancel it.
+    ///
+    /// `UnsafeCurrentTask` is not `Sendable` because it must not outlive its
+    /// task. It is safe here: it is stored by the task itself, only used under
+    /// the `cancelling` flag, and ``detachTask()`` (the task's last act) waits
+    /// until no cancel is in flight before clearing it.
+    private struct TaskHandle: @unchecked Sendable {
+        let task: UnsafeCurrentTask
+    }
+
+    let limits: Limits
+    private let state: Mutex<State>
+    private let notify: @Sendable (LoopRequest) -> Void
+
+    /// - Parameter notify: called (off the lock, from any thread) when the
+    ///   loop must act; it hops to the loop itself.
+    init(limits: Limits, notify: @escaping @Sendable (LoopRequest) -> Void) {
+        self.limits = limits
+        self.state = Mutex(State())
+        self.notify = notify
+    }
+}
+
+// MARK: - Inbound
+
+extension StreamBridge {
+    /// Loop side: appends complete messages that arrived in `chunkBytes` bytes.
+    /// - Returns: the bytes the loop may return to the peer's window now; the
+    ///   rest is released as the reader drains.
+    func deliver(_ messages: some Sequence<ByteBuffer>, chunkBytes: Int) -> Int {
+        let (reader, first, release): (CheckedContinuation<ByteBuffer?, any Error>?, ByteBuffer?, Int) =
+            state.withLock { s in
+                for message in messages {
+                    s.inbound.append(message)
+                    s.inboundBytes += message.readableBytes + GRPCMessageFramer.prefixSize
+                }
+                var reader: CheckedContinuation<ByteBuffer?, any Error>? = nil
+                var first: ByteBuffer? = nil
+                if let waiting = s.reader, let message = s.inbound.popFirst() {
+                    s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                    reader = waiting
+                    first = message
+                    s.reader = nil
+                }
+                if s.inboundBytes >= limits.inboundHighWatermark {
+                    s.heldBytes += chunkBytes
+                    return (reader, first, 0)
+                }
+                return (reader, first, chunkBytes)
+            }
+        reader?.resume(returning: first)
+        return release
+    }
+
+    /// Loop side: no more messages will come.
+    func finishInbound(_ result: Result<Void, RPCError>) {
+        let reader = state.withLock { s -> CheckedContinuation<ByteBuffer?, any Error>? in
+            guard s.inboundEnd == nil else { return nil }
+            s.inboundEnd = result
+            guard s.inbound.isEmpty, let reader = s.reader else { return nil }
+            s.reader = nil
+            return reader
+        }
+        guard let reader else { return }
+        switch result {
+        case .success: reader.resume(returning: nil)
+        case .failure(let error): reader.resume(throwing: error)
+        }
+    }
+
+    /// Task side: the next message, or nil at the end of the inbound side.
+    func nextInbound() async throws -> ByteBuffer? {
+        enum Step { case message(ByteBuffer?, release: Int), failed(RPCError), wait }
+        let step: Step = state.withLock { s in
+            if let message = s.inbound.popFirst() {
+                s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                var release = 0
+                if s.heldBytes > 0, s.inboundBytes < limits.inboundLowWatermark {
+                    release = s.heldBytes
+                    s.heldBytes = 0
+                }
+                return .message(message, release: release)
+            }
+            switch s.inboundEnd {
+            case .success: return .message(nil, release: 0)
+            case .failure(let error): return .failed(error)
+            case nil: return .wait
+            }
+        }
+        switch step {
+        case .message(let message, let release):
+            if release > 0 { notify(.consumed(release)) }
+            return message
+        case .failed(let error):
+            throw error
+        case .wait:
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let immediate: Result<ByteBuffer?, any Error>? = state.withLock { s in
+                        if let message = s.inbound.popFirst() {
+                            s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                            return .success(message)
+                        }
+                        switch s.inboundEnd {
+                        case .success: return .success(nil)
+                        case .failure(let error): return .failure(error)
+                        case nil:
+                            if Task.isCancelled { return .failure(CancellationError()) }
+                            s.reader = continuation
+                            return nil
+                        }
+                    }
+                    if let immediate { continuation.resume(with: immediate) }
+                }
+            } onCancel: {
+                let reader = state.withLock { s in
+                    defer { s.reader = nil }
+                    return s.reader
+                }
+                reader?.resume(throwing: CancellationError())
+            }
+        }
+    }
+}
+
+// MARK: - Outbound
+
+extension StreamBridge {
+    /// Task side: appends one framed message and suspends while the buffer
+    /// is over its high watermark.
+    /// - Throws: ``RPCError`` when the stream can no longer send.
+    func write(_ append: (inout ByteBuffer) -> Void) async throws {
+        let (shouldNotify, full): (Bool, Bool) = try state.withLock { s in
+            if let failure = s.failure { throw failure }
+            guard s.outboundEnd == nil else {
+                throw RPCError(code: .internal, message: "write after the call finished")
+            }
+            append(&s.outbound)
+            let shouldNotify = !s.outboundReadyRequested
+            s.outboundReadyRequested = true
+            return (shouldNotify, s.outbound.readableBytes >= limits.outboundHighWatermark)
+        }
+        if shouldNotify { notify(.outboundReady) }
+        if full { try await waitForOutboundRoom() }
+    }
+
+    private func waitForOutboundRoom() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: Result<Void, any Error>? = state.withLock { s in
+                    if let failure = s.failure { return .failure(failure) }
+                    if s.outbound.readableBytes < limits.outboundLowWatermark { return .success(()) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.writer = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let writer = state.withLock { s in
+                defer { s.writer = nil }
+                return s.writer
+            }
+            writer?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Task side: ends the outbound side. Ignored if it already ended or the
+    /// stream failed.
+    func finishOutbound(_ end: OutboundEnd) {
+        let shouldNotify = state.withLock { s -> Bool in
+            guard s.outboundEnd == nil, s.failure == nil else { return false }
+            s.outboundEnd = end
+            let shouldNotify = !s.outboundReadyRequested
+            s.outboundReadyRequested = true
+            return shouldNotify
+        }
+        if shouldNotify { notify(.outboundReady) }
+    }
+
+    /// What the loop finds when it looks at the outbound side.
+    struct OutboundSnapshot {
+        var bufferedBytes: Int
+        var end: OutboundEnd?
+    }
+
+    /// Loop side: acknowledges an `outboundReady` request and looks at the
+    /// outbound side.
+    func takeOutboundRequest() -> OutboundSnapshot {
+        state.withLock { s in
+            s.outboundReadyRequested = false
+            return OutboundSnapshot(bufferedBytes: s.outbound.readableBytes, end: s.outboundEnd)
+        }
+    }
+
+    /// Loop side (data provider): copies up to `destination.count` bytes.
+    /// - Returns: the bytes copied and the end if the buffer is now drained
+    ///   and the outbound side has ended.
+    func readOutbound(into destination: UnsafeMutableRawBufferPointer) -> (Int, OutboundEnd?) {
+        let (count, end, writer): (Int, OutboundEnd?, CheckedContinuation<Void, any Error>?) =
+            state.withLock { s in
+                let count = min(destination.count, s.outbound.readableBytes)
+                if count > 0 {
+                    s.outbound.readWithUnsafeReadableBytes { source in
+                        destination.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count)
+                        return count
+                    }
+                }
+                if s.outbound.readableBytes == 0 { s.outbound.clear() }
+                var writer: CheckedContinuation<Void, any Error>? = nil
+                if s.outbound.readableBytes < limits.outboundLowWatermark {
+                    writer = s.writer
+                    s.writer = nil
+                }
+                return (count, s.outbound.readableBytes == 0 ? s.outboundEnd : nil, writer)
+            }
+        writer?.resume()
+        return (count, end)
+    }
+}
+
+// MARK: - Failure and cancellation
+
+extension StreamBridge {
+    /// Loop side: the stream is gone or must stop. Pending reads and writes
+    /// throw `error`, later ones too, and the handler's task is cancelled.
+    func fail(_ error: RPCError, cancelTask: Bool) {
+        let (reader, writer, task): (CheckedContinuation<ByteBuffer?, any Error>?, CheckedContinuation<Void, any Error>?, TaskHandle?) =
+            state.withLock { s in
+                if s.failure == nil { s.failure = error }
+                if s.inboundEnd == nil { s.inboundEnd = .failure(error) }
+                s.inbound.removeAll()
+                s.outbound.clear()
+                let reader = s.reader
+                let writer = s.writer
+                s.reader = nil
+                s.writer = nil
+                var task: TaskHandle? = nil
+                if cancelTask, let handle = s.task, !s.cancelling {
+                    s.cancelling = true
+                    task = handle
+                }
+                return (reader, writer, task)
+            }
+        reader?.resume(throwing: error)
+        writer?.resume(throwing: error)
+        if let task {
+            task.task.cancel()
+            state.withLock { $0.cancelling = false }
+        }
+    }
+
+    /// Loop side: the outbound side can no longer send (the stream closed
+    /// after a complete response); queued inbound messages stay readable.
+    func failOutbound(_ error: RPCError) {
+        let writer = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+            if s.failure == nil { s.failure = error }
+            s.outbound.clear()
+            defer { s.writer = nil }
+            return s.writer
+        }
+        writer?.resume(throwing: error)
+    }
+
+    /// Whether the stream failed, and how.
+    var failure: RPCError? { state.withLock { $0.failure } }
+
+    /// Task side: records the running task so that ``fail(_:cancelTask:)``
+    /// can cancel it. Call ``detachTask()`` before the task ends.
+    func attachCurrentTask() {
+        withUnsafeCurrentTask { task in
+            guard let task else { return }
+            state.withLock { $0.task = TaskHandle(task: task) }
+        }
+    }
+
+    /// Task side: forgets the task, waiting out a cancel in flight.
+    func detachTask() {
+        while true {
+            let done = state.withLock { s -> Bool in
+                guard !s.cancelling else { return false }
+                s.task = nil
+                return true
+            }
+            if done { return }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+public import NIOCore
+public import NIOPosix
+import Synchronization
+
+/// A gRPC-compatible HTTP/2 server on libnghttp2.
+///
+/// It listens on TCP and Unix-domain sockets (cleartext HTTP/2 with prior
+/// knowledge), routes each call by its `:path` to a registered handler, and
+/// runs handlers in its own task group.
+///
+/// ```swift
+/// let server = WireServer(
+///     listeningOn: [.tcp(host: "127.0.0.1", port: 7070), .unix(path: "/run/hearth/hub.sock")],
+///     services: [HealthService(), MyService()])
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { try await server.run() }
+///     print(try await server.listeningAddresses())
+/// }
+/// ```
+///
+/// Cancelling ``run()`` stops at once; ``beginGracefulShutdown()`` stops
+/// accepting, lets calls in flight finish, then returns from ``run()``.
+public final class WireServer: Sendable {
+    /// Server settings; each default is documented beside it.
+    public struct Configuration: Sendable {
+        /// Limits, flow control, keepalive and flood protection.
+        public var connection = ConnectionConfiguration()
+        /// Handlers allowed to run at once across all connections; streams
+        /// over the cap are refused (clients see UNAVAILABLE). Default 4096.
+        public var maxRunningHandlers = 4096
+        /// Time between the GOAWAY notice and the final GOAWAY of a graceful
+        /// shutdown, for requests already in flight to arrive. Default 1 s.
+        public var shutdownNoticeGrace: Duration = .seconds(1)
+        public init() {}
+        /// The defaults.
+        public static var defaults: Configuration { Configuration() }
+    }
+
+    /// Where to listen.
+    public enum BindTarget: Sendable, Hashable {
+        /// A TCP host and port; port 0 lets the system choose.
+        case tcp(host: String, port: Int)
+        /// A Unix-domain socket; an existing socket file is replaced.
+        case unix(path: String)
+    }
+
+    /// Sent through each connection's pipeline to start a graceful shutdown.
+    struct GracefulShutdownEvent: Sendable {}
+
+    private struct State {
+        var addresses: [SocketAddress]?
+        var waiters: [CheckedContinuation<[SocketAddress], any Error>] = []
+        var listeners: [any Channel] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var shuttingDown = false
+        var failure: (any Error)?
+    }
+
+    private let targets: [BindTarget]
+    private let router: ServiceRouter
+    private let configuration: Configuration
+    private let group: MultiThreadedEventLoopGroup
+    private let admission: CallAdmission
+    private let state = Mutex(State())
+
+    /// Creates a server; nothing happens until ``run()``.
+    /// - Parameters:
+    ///   - targets: the addresses to listen on.
+    ///   - services: the services to serve; a later service's method replaces
+    ///     an earlier one with the same path.
+    ///   - configuration: settings.
+    ///   - eventLoopGroup: the loops that run connections.
+    public init(
+        listeningOn targets: [BindTarget], services: [any WireService],
+        configuration: Configuration = .defaults,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+    ) {
+        self.targets = targets
+        self.router = ServiceRouter(services: services)
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        self.admission = CallAdmission(limit: configuration.maxRunningHandlers)
+    }
+
+    /// The bound addresses, once ``run()`` has bound them.
+    /// - Throws: the bind error if binding failed.
+    public func listeningAddresses() async throws -> [SocketAddress] {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<[SocketAddress], any Error>? = state.withLock { s in
+                if let failure = s.failure { return .failure(failure) }
+                if let addresses = s.addresses { return .success(addresses) }
+                s.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// Handlers running now, across connections.
+    public var runningHandlers: Int { admission.current }
+
+    /// Binds, serves until cancelled or until a graceful shutdown completes.
+    /// - Throws: a bind error.
+    public func run() async throws {
+        let listeners: [NIOAsyncChannel<ServerConnection, Never>]
+        do {
+            listeners = try await bindAll()
+        } catch {
+            let waiters = state.withLock { s in
+                s.failure = error
+                defer { s.waiters = [] }
+                return s.waiters
+            }
+            for waiter in waiters { waiter.resume(throwing: error) }
+            throw error
+        }
+        let (waiters, addresses, stopNow) = state.withLock { s in
+            s.listeners = listeners.map { $0.channel }
+            s.addresses = listeners.compactMap { $0.channel.localAddress }
+            defer { s.waiters = [] }
+            return (s.waiters, s.addresses!, s.shuttingDown)
+        }
+        for waiter in waiters { waiter.resume(returning: addresses) }
+        if stopNow { beginGracefulShutdown() }
+
+        try await withThrowingDiscardingTaskGroup { group in
+            for listener in listeners {
+                group.addTask {
+                    try await listener.executeThenClose { inbound in
+                        try await withThrowingDiscardingTaskGroup { connections in
+                            for try await connection in inbound {
+                                connections.addTask { await self.serve(connection) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops accepting connections and sends every connection the double
+    /// GOAWAY: calls in flight finish, new calls get UNAVAILABLE (REFUSED_STREAM),
+    /// and ``run()`` returns once all connections have closed.
+    public func beginGracefulShutdown() {
+        let (listeners, connections) = state.withLock { s in
+            s.shuttingDown = true
+            return (s.listeners, Array(s.connections.values))
+        }
+        for listener in listeners { listener.close(promise: nil) }
+        for connection in connections {
+            connection.pipeline.fireUserInboundEventTriggered(GracefulShutdownEvent())
+        }
+    }
+}
+
+// MARK: - Binding and serving
+
+extension WireServer {
+    /// One accepted connection and the calls it produces.
+    struct ServerConnection: Sendable {
+        let channel: any Channel
+        let calls: AsyncStream<ServerCall>
+    }
+
+    private func bindAll() async throws -> [NIOAsyncChannel<ServerConnection, Never>] {
+        var listeners: [NIOAsyncChannel<ServerConnection, Never>] = []
+        do {
+            for target in targets {
+                let bootstrap = ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .serverChannelOption(.backlog, value: 256)
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelOption(.allowRemoteHalfClosure, value: false)
+                let initializer: @Sendable (any Channel) -> EventLoopFuture<ServerConnection> = { channel in
+                    self.initialize(channel)
+                }
+                switch target {
+                case .tcp(let host, let port):
+                    listeners.append(try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer))
+                case .unix(let path):
+                    listeners.append(
+                        try await bootstrap.bind(
+                            unixDomainSocketPath: path, cleanupExistingSocketFile: true,
+                            childChannelInitializer: initializer))
+                }
+            }
+        } catch {
+            for listener in listeners { try? await listener.channel.close() }
+            throw error
+        }
+        return listeners
+    }
+
+    private func initialize(_ channel: any Channel) -> EventLoopFuture<ServerConnection> {
+        channel.eventLoop.makeCompletedFuture {
+            let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
+            let handler = ServerConnectionHandler(
+                configuration: configuration, router: router, admission: admission, calls: continuation)
+            try channel.pipeline.syncOperations.addHandler(handler)
+            let id = ObjectIdentifier(channel)
+            let shuttingDown = state.withLock { s in
+                s.connections[id] = channel
+                return s.shuttingDown
+            }
+            if shuttingDown { handler.beginGracefulShutdown() }
+            channel.closeFuture.whenComplete { _ in
+                _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
+            }
+            return ServerConnection(channel: channel, calls: calls)
+        }
+    }
+
+    private func serve(_ connection: ServerConnection) async {
+        await withTaskCancellationHandler {
+            await withDiscardingTaskGroup { group in
+                for await call in connection.calls {
+                    group.addTask { await call.run() }
+                }
+            }
+        } onCancel: {
+            connection.channel.close(promise: nil)
+        }
+    }
+}
