@@ -1,0 +1,109 @@
+/// Checks values, attribute writes, commands, responses, reports and events against a ``Catalog``.
+///
+/// Integers are accepted in either integer case (`.int` or `.uint`) when the number fits the declared width, so
+/// that clients in languages without unsigned types are not refused; enums accept `.enum` or an integer.
+/// Everything else must have the declared shape.
+///
+/// ```swift
+/// let validator = Validator(catalog: .builtin)
+/// try validator.validateCommand(trait: 0x0008, command: 0x00, fields: .struct([0: .uint(254), 1: .null,
+///                                                                             2: .uint(0), 3: .uint(0)]))
+/// ```
+public struct Validator: Sendable {
+    public var catalog: Catalog
+
+    public init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// Checks a client's attribute write.
+    ///
+    /// - Throws: ``ValidationError`` with `.unknownTrait`, `.unknownAttribute`, `.readOnly`, or a value code.
+    public func validateWrite(trait traitID: TraitID, attributes: [AttributeID: Value]) throws(ValidationError) {
+        let trait = try lookUp(traitID)
+        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            let attribute = try lookUp(id, in: trait)
+            guard attribute.isWritable else {
+                throw ValidationError(
+                    code: .readOnly,
+                    message: "\(trait.displayName): attribute \(attribute.name) (\(id)) is read-only; "
+                        + "refused write of \(value)",
+                    path: "\(trait.displayName).\(attribute.name)")
+            }
+            try validate(
+                value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
+                in: trait, path: "\(trait.displayName).\(attribute.name)")
+        }
+    }
+
+    /// Checks a driver's attribute report: any known attribute, read-only ones included.
+    public func validateReport(trait traitID: TraitID, attributes: [AttributeID: Value]) throws(ValidationError) {
+        let trait = try lookUp(traitID)
+        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            let attribute = try lookUp(id, in: trait)
+            try validate(
+                value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
+                in: trait, path: "\(trait.displayName).\(attribute.name)")
+        }
+    }
+
+    /// Checks a command's arguments, given as a struct keyed by field id (`.null` or an empty struct when the
+    /// command takes none).
+    ///
+    /// - Throws: ``ValidationError`` with `.unknownTrait`, `.unknownCommand`, `.unknownField`,
+    ///   `.missingRequiredField`, or a value code.
+    public func validateCommand(trait traitID: TraitID, command commandID: CommandID, fields: Value)
+        throws(ValidationError)
+    {
+        let trait = try lookUp(traitID)
+        guard let command = trait.command(commandID) else {
+            throw ValidationError(
+                code: .unknownCommand, message: "\(trait.displayName) has no command \(commandID)",
+                path: trait.displayName)
+        }
+        try validate(fields: fields, against: command.fields, in: trait, path: "\(trait.displayName).\(command.name)")
+    }
+
+    /// Checks a driver's answer to a command against the command's response (or, when it has none, that the
+    /// answer is empty).
+    public func validateResponse(trait traitID: TraitID, command commandID: CommandID, fields: Value)
+        throws(ValidationError)
+    {
+        let trait = try lookUp(traitID)
+        guard let command = trait.command(commandID) else {
+            throw ValidationError(
+                code: .unknownCommand, message: "\(trait.displayName) has no command \(commandID)",
+                path: trait.displayName)
+        }
+        let responseFields = command.response.flatMap { trait.response(named: $0) }?.fields ?? []
+        try validate(
+            fields: fields, against: responseFields, in: trait,
+            path: "\(trait.displayName).\(command.name).response")
+    }
+
+    /// Checks an event a driver reports.
+    public func validateEvent(trait traitID: TraitID, event eventID: EventID, fields: Value) throws(ValidationError) {
+        let trait = try lookUp(traitID)
+        guard let event = trait.event(eventID) else {
+            throw ValidationError(
+                code: .unknownEvent, message: "\(trait.displayName) has no event \(eventID)", path: trait.displayName)
+        }
+        try validate(fields: fields, against: event.fields, in: trait, path: "\(trait.displayName).\(event.name)")
+    }
+
+    private func lookUp(_ id: TraitID) throws(ValidationError) -> TraitSchema {
+        guard let trait = catalog.trait(id) else {
+            throw ValidationError(code: .unknownTrait, message: "no trait has id \(id)", path: "\(id)")
+        }
+        return trait
+    }
+
+    private func lookUp(_ id: AttributeID, in trait: TraitSchema) throws(ValidationError) -> AttributeSchema {
+        guard let attribute = trait.attribute(id) else {
+            throw ValidationError(
+                code: .unknownAttribute, message: "\(trait.displayName) has no attribute \(id)",
+                path: trait.displayName)
+        }
+        return attribute
+    }
+}

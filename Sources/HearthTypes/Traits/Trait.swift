@@ -1,0 +1,83 @@
+public import HearthModel
+
+/// The state of one trait as the hub knows it: attribute values by id and connectivity.
+public struct TraitData: Hashable, Sendable {
+    public var attributes: [AttributeID: Value]
+    public var metadata: TraitMetadata
+
+    public init(attributes: [AttributeID: Value] = [:], metadata: TraitMetadata = TraitMetadata()) {
+        self.attributes = attributes
+        self.metadata = metadata
+    }
+}
+
+/// What is known about a trait beyond its attributes.
+public struct TraitMetadata: Hashable, Sendable {
+    /// Whether the trait can be reached and where its data comes from.
+    public var sourceConnectivity: SourceConnectivity
+
+    public init(sourceConnectivity: SourceConnectivity = .unknown) {
+        self.sourceConnectivity = sourceConnectivity
+    }
+}
+
+/// A typed trait: `Matter.OnOffTrait`, `Google.CameraAvStreamManagementTrait`, `ExampleOrganization.SpinnerTrait`.
+///
+/// Generated from the catalog. A value is a snapshot: its attributes do not change; commands and
+/// ``update``-style writes go through its ``sender`` and the new state arrives as a new value.
+///
+/// ```swift
+/// if let onOff = light.matterTraits.onOffTrait, onOff.attributes.onOff == false {
+///     try await onOff.on()
+/// }
+/// ```
+public protocol Trait: Sendable, Hashable {
+    /// The typed view of the attributes.
+    associatedtype Attributes: Sendable, Hashable
+
+    /// The trait's id (a Matter cluster id, or manufacturer-specific).
+    static var traitID: TraitID { get }
+    /// The attribute values and metadata.
+    var data: TraitData { get }
+    /// Where commands and writes go; nil for a read-only snapshot.
+    var sender: (any TraitCommandSender)? { get }
+    /// The typed attributes.
+    var attributes: Attributes { get }
+
+    /// Makes a trait value from its data and, optionally, a sender.
+    init(data: TraitData, sender: (any TraitCommandSender)?)
+}
+
+extension Trait {
+    /// Connectivity and locality of this trait.
+    public var metadata: TraitMetadata { data.metadata }
+
+    /// The trait's schema in the builtin catalog.
+    public static var schema: TraitSchema? { Catalog.builtin.trait(traitID) }
+
+    /// Invokes a command by id after checking its arguments against the catalog (when the catalog knows the
+    /// trait). Generated command methods call this.
+    ///
+    /// - Returns: the response's fields, or `.null`.
+    /// - Throws: ``HearthModel/ValidationError``, ``TraitError`` `.noSender`, or what the sender throws.
+    public func invoke(command: CommandID, fields: [FieldID: Value]) async throws -> Value {
+        let value = Value.struct(fields)
+        if Catalog.builtin.trait(Self.traitID) != nil {
+            try Validator(catalog: .builtin).validateCommand(trait: Self.traitID, command: command, fields: value)
+        }
+        guard let sender else { throw TraitError.noSender(trait: Self.traitID) }
+        return try await sender.invoke(trait: Self.traitID, command: command, fields: value)
+    }
+
+    /// Writes attributes by id after checking them against the catalog (when the catalog knows the trait).
+    ///
+    /// - Throws: ``HearthModel/ValidationError``, ``TraitError`` `.noSender`, or what the sender throws.
+    public func write(attributes: [AttributeID: Value]) async throws {
+        guard !attributes.isEmpty else { return }
+        if Catalog.builtin.trait(Self.traitID) != nil {
+            try Validator(catalog: .builtin).validateWrite(trait: Self.traitID, attributes: attributes)
+        }
+        guard let sender else { throw TraitError.noSender(trait: Self.traitID) }
+        try await sender.write(trait: Self.traitID, attributes: attributes)
+    }
+}
