@@ -28,6 +28,17 @@ public final class WireServer: Sendable {
         /// Handlers allowed to run at once across all connections; streams
         /// over the cap are refused (clients see UNAVAILABLE). Default 4096.
         public var maxRunningHandlers = 4096
+        /// Where handlers run.
+        public enum HandlerExecution: Sendable {
+            /// On the event loop of their connection (the default): no thread
+            /// hop between a handler and its socket. Handlers must not block
+            /// or compute for long.
+            case eventLoop
+            /// On Swift's global concurrent executor.
+            case globalExecutor
+        }
+        /// Where handlers run. Default ``HandlerExecution/eventLoop``.
+        public var handlerExecution = HandlerExecution.eventLoop
         /// Time between the GOAWAY notice and the final GOAWAY of a graceful
         /// shutdown, for requests already in flight to arrive. Default 1 s.
         public var shutdownNoticeGrace: Duration = .seconds(1)
@@ -211,10 +222,17 @@ extension WireServer {
     }
 
     private func serve(_ connection: ServerConnection) async {
+        let executor: EventLoopTaskExecutor? =
+            switch configuration.handlerExecution {
+            case .eventLoop: EventLoopTaskExecutor(eventLoop: connection.channel.eventLoop)
+            case .globalExecutor: nil
+            }
         await withTaskCancellationHandler {
-            await withDiscardingTaskGroup { group in
-                for await call in connection.calls {
-                    group.addTask { await call.run() }
+            await withTaskExecutorPreference(executor) {
+                await withDiscardingTaskGroup { group in
+                    for await call in connection.calls {
+                        group.addTask(executorPreference: executor) { await call.run() }
+                    }
                 }
             }
         } onCancel: {
