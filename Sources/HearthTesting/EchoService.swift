@@ -10,8 +10,8 @@ public struct EchoService: WireService {
 
     public func register(into router: inout ServiceRouter) {
         router.registerUnary(Echo.get) { request, context in
-            try await Self.honour(request)
             Self.echoMetadata(context)
+            try await Self.honour(request)
             return .with {
                 $0.text = request.text
                 $0.payload = request.payload

@@ -30,6 +30,9 @@ extension WireClient {
             }
             if !head.isFinished { cancel(Status(code: .cancelled, message: "call abandoned before it finished")) }
             return result
+        } catch is CancellationError {
+            if !head.isFinished { cancel(Status(code: .cancelled, message: "call cancelled by the client")) }
+            throw RPCError(code: .cancelled, message: "call cancelled by the client")
         } catch {
             if !head.isFinished { cancel(Status(code: .cancelled, message: "call abandoned before it finished")) }
             throw error

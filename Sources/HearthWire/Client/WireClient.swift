@@ -114,7 +114,12 @@ public final class WireClient: Sendable {
     private func connect() {
         let target = self.target
         let configuration = self.configuration
-        let authority = target.description
+        // Unix socket paths are not valid authorities; gRPC uses "localhost".
+        let authority: String =
+            switch target {
+            case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            case .unix: "localhost"
+            }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(configuration.connectTimeout.nanosecondsClamped))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)

@@ -25,6 +25,8 @@ final class ConnectionIO {
     private var pingTimeout: Scheduled<Void>?
     private var lastPingReceived: NIODeadline?
     private var pingStrikes = 0
+    /// RST_STREAMs to send once the frames queued before them are written.
+    private var resetsAfterFlush: [(Int32, UInt32)] = []
 
     init(session: NGHTTP2Session, context: ChannelHandlerContext, keepalive: ConnectionConfiguration.Keepalive) {
         self.session = session
@@ -75,12 +77,24 @@ final class ConnectionIO {
         }
     }
 
+    /// Resets a stream after what is queued for it (say, a trailers-only
+    /// answer) has been written: nghttp2 may otherwise send the RST_STREAM
+    /// first, and the peer would lose the status.
+    func resetAfterFlush(streamID: Int32, errorCode: UInt32) {
+        resetsAfterFlush.append((streamID, errorCode))
+        flushSoon()
+    }
+
     /// Writes what nghttp2 has queued, while the channel takes it.
     func flush() {
         guard !inReadBatch, !stopped else { return }
         let channel = context.channel
         var wrote = false
         while channel.isWritable || closing {
+            if !resetsAfterFlush.isEmpty, !session.wantsWrite {
+                for (streamID, code) in resetsAfterFlush { session.resetStream(streamID: streamID, errorCode: code) }
+                resetsAfterFlush.removeAll()
+            }
             var buffer = channel.allocator.buffer(capacity: 16 * 1024)
             do {
                 try session.drainOutbound(into: &buffer, limit: 256 * 1024)

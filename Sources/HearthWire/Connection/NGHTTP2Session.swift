@@ -156,6 +156,9 @@ extension NGHTTP2Session {
         }
     }
 
+    /// Whether nghttp2 has frames queued to send.
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
     /// Whether the session still wants to read or write; false once both
     /// sides of a GOAWAY are done.
     var isAlive: Bool {

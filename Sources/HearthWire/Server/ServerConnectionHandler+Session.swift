@@ -23,7 +23,7 @@ extension ServerConnectionHandler {
             dispatch(head, stream: stream, streamID: streamID, endStream: endStream)
         case .reject(let httpStatus, let status):
             rejectBeforeDispatch(stream: stream, streamID: streamID, status: status, httpStatus: httpStatus)
-            if !endStream { session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
+            if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
         case .finishInbound:
             stream.call?.bridge.finishInbound(.success(()))
         case .fail(let status):
@@ -114,7 +114,7 @@ extension ServerConnectionHandler {
             rejectBeforeDispatch(
                 stream: stream, streamID: streamID,
                 status: Status(code: .unimplemented, message: "method \(head.path) is not implemented"))
-            if !endStream { session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
+            if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
             return
         }
         guard !draining, admission.tryAdmit() else {
@@ -157,7 +157,7 @@ extension ServerConnectionHandler {
         } else {
             answerTrailersOnly(stream: stream, streamID: streamID, status: status)
             // Stop the peer from sending the rest (say, of an oversized message).
-            session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue)
+            io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue)
         }
     }
 }
