@@ -18,6 +18,9 @@ final class ConnectionIO {
 
     private var inReadBatch = false
     private var flushScheduled = false
+    /// Set while bytes are being drained: nghttp2 callbacks that run then
+    /// must not drain again (mem_send is not re-entrant).
+    private var flushing = false
     private var closing = false
     private var stopped = false
     private var lastActivity = NIODeadline.now()
@@ -88,6 +91,12 @@ final class ConnectionIO {
     /// Writes what nghttp2 has queued, while the channel takes it.
     func flush() {
         guard !inReadBatch, !stopped else { return }
+        guard !flushing else {
+            flushSoon()
+            return
+        }
+        flushing = true
+        defer { flushing = false }
         let channel = context.channel
         var wrote = false
         while channel.isWritable || closing {
@@ -117,9 +126,11 @@ final class ConnectionIO {
     }
 
     /// Flushes what is queued (such as a GOAWAY), then closes.
+    /// Safe to call from inside nghttp2 callbacks: the flush happens after
+    /// the current one has written its bytes.
     func closeAfterFlush() {
         closing = true
-        flush()
+        flushSoon()
     }
 
     func schedule(after delay: Duration, _ body: @escaping () -> Void) {

@@ -117,7 +117,10 @@ extension ServerConnectionHandler {
             if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
             return
         }
-        guard !draining, admission.tryAdmit() else {
+        // Streams that arrive between the GOAWAY notice and the final GOAWAY
+        // are served (that is the point of the notice); after the final one,
+        // nghttp2 refuses streams above its last stream id by itself.
+        guard admission.tryAdmit() else {
             // Not processed: the client may retry elsewhere (UNAVAILABLE).
             session.resetStream(streamID: streamID, errorCode: NGHTTP2_REFUSED_STREAM.rawValue)
             return

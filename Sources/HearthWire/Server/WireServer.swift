@@ -107,6 +107,8 @@ public final class WireServer: Sendable {
         }
     }
 
+    private var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+
     /// Handlers running now, across connections.
     public var runningHandlers: Int { admission.current }
 
@@ -139,8 +141,13 @@ public final class WireServer: Sendable {
                 group.addTask {
                     try await listener.executeThenClose { inbound in
                         try await withThrowingDiscardingTaskGroup { connections in
-                            for try await connection in inbound {
-                                connections.addTask { await self.serve(connection) }
+                            do {
+                                for try await connection in inbound {
+                                    connections.addTask { await self.serve(connection) }
+                                }
+                            } catch where self.isShuttingDown {
+                                // Closing the listener ends accepting; the
+                                // connections still drain below.
                             }
                         }
                     }

@@ -12,6 +12,7 @@ final class ProbeService: WireService, Sendable {
 
     static let hang = MethodDescriptor<Request, Response>(service: "hearth.test.Probe", method: "Hang", kind: .unary)
     static let flood = MethodDescriptor<Request, Response>(service: "hearth.test.Probe", method: "Flood", kind: .serverStreaming)
+    static let slow = MethodDescriptor<Request, Response>(service: "hearth.test.Probe", method: "Slow", kind: .unary)
     static let sink = MethodDescriptor<Request, Response>(service: "hearth.test.Probe", method: "Sink", kind: .clientStreaming)
 
     /// Messages the Flood handler has queued so far.
@@ -52,6 +53,11 @@ final class ProbeService: WireService, Sendable {
                 throw error
             }
             return Response()
+        }
+        router.registerUnary(Self.slow) { [self] request, _ in
+            started.yield()
+            try await Task.sleep(for: .milliseconds(Int(request.delayMs)))
+            return .with { $0.text = request.text }
         }
         router.registerServerStreaming(Self.flood) { [self] request, writer, _ in
             started.yield()
