@@ -57,6 +57,7 @@ final class StreamBridge: Sendable {
 
         var task: TaskHandle?
         var cancelling = false
+        var cancelRequested = false
     }
 
     /// Wraps the handler's task so the loop can cancel it.
@@ -297,6 +298,7 @@ extension StreamBridge {
                 s.reader = nil
                 s.writer = nil
                 var task: TaskHandle? = nil
+                if cancelTask { s.cancelRequested = true }
                 if cancelTask, let handle = s.task, !s.cancelling {
                     s.cancelling = true
                     task = handle
@@ -331,7 +333,12 @@ extension StreamBridge {
     func attachCurrentTask() {
         withUnsafeCurrentTask { task in
             guard let task else { return }
-            state.withLock { $0.task = TaskHandle(task: task) }
+            let cancelledAlready = state.withLock { s -> Bool in
+                s.task = TaskHandle(task: task)
+                return s.cancelRequested
+            }
+            // The stream failed before the handler started: stop it at once.
+            if cancelledAlready { task.cancel() }
         }
     }
 
