@@ -69,6 +69,8 @@ final class NGHTTP2Session {
         var maxContinuations: Int = 8
         var maxSettings: Int = 32
         var maxOutboundAck: Int = 1000
+        /// The largest header block we send (nghttp2's default: 64 KiB).
+        var maxSendHeaderBlockLength: Int = 64 * 1024
     }
 
     private var session: OpaquePointer?
@@ -90,6 +92,7 @@ final class NGHTTP2Session {
         nghttp2_option_set_max_settings(option, options.maxSettings)
         nghttp2_option_set_max_outbound_ack(option, options.maxOutboundAck)
         nghttp2_option_set_peer_max_concurrent_streams(option, 100)
+        nghttp2_option_set_max_send_header_block_length(option, options.maxSendHeaderBlockLength)
 
         let userData = Unmanaged.passUnretained(self).toOpaque()
         switch role {
