@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// Runs the Python grpcio harness under `tools/interop` (set up by
+/// `tools/setup.sh`) as child processes.
+enum PythonInterop {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let interop = root.appendingPathComponent("tools/interop")
+    static let python = interop.appendingPathComponent(".venv/bin/python")
+
+    /// Fails the test with a clear message when the venv is missing.
+    static func requirePython() throws {
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw InteropError("tools/interop/.venv is missing: run tools/setup.sh (the README's test command does)")
+        }
+    }
+
+    struct InteropError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Runs a script to completion (bounded by `timeout`), returning its exit
+    /// code and combined output.
+    static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
+        try requirePython()
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [interop.appendingPathComponent(script).path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            let text = String(decoding: await reader.value, as: UTF8.self)
+            throw InteropError("\(script) did not finish within \(timeout):\n\(text)")
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: await reader.value, as: UTF8.self))
+    }
+
+    /// A running Python server; terminated (and its stdin closed) by ``stop()``.
+    final class Server: @unchecked Sendable {
+        // @unchecked: `process` and `stdin` are set in init and only read
+        // afterwards; Process is thread-safe for terminate/wait.
+        let process: Process
+        let stdin: Pipe
+        let port: Int
+
+        init(arguments: [String]) async throws {
+            try PythonInterop.requirePython()
+            process = Process()
+            process.executableURL = PythonInterop.python
+            process.arguments = [PythonInterop.interop.appendingPathComponent("echo_server.py").path] + arguments
+            stdin = Pipe()
+            let stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = FileHandle.standardError
+            try process.run()
+            let handle = stdout.fileHandleForReading
+            let line = try await Task.detached { () throws -> String in
+                var buffer = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { throw InteropError("echo_server.py exited before listening") }
+                    buffer.append(chunk)
+                    if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        return String(decoding: buffer[..<newline], as: UTF8.self)
+                    }
+                }
+            }.value
+            guard line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)) else {
+                process.terminate()
+                throw InteropError("unexpected first line from echo_server.py: \(line)")
+            }
+            self.port = port
+        }
+
+        func stop() {
+            try? stdin.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+}
