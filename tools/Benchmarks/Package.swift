@@ -1,0 +1,64 @@
+// swift-tools-version: 6.1
+//
+// HearthWire's benchmark servers, kept out of the main package so that the main build and
+// `swift test` never depend on grpc-swift. `run.sh` beside this file builds them in release
+// and drives them with h2load; README.md says what it measures.
+//
+//     swift build -c release --package-path tools/Benchmarks --product grpc-swift-echo-server
+//
+// Both servers implement Protos/hearth/echo/v1/echo.proto with the same behaviour and the same
+// command line (`--port N` / `--unix PATH`, then `LISTENING <port>` on stdout).
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "HearthBenchmarks",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "grpc-swift-echo-server", targets: ["grpc-swift-echo-server"]),
+        .executable(name: "hearth-echo-server", targets: ["hearth-echo-server"]),
+    ],
+    dependencies: [
+        // The peer: grpc-swift-2 with its NIO HTTP/2 transport and protobuf coding.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        // Same version as tools/codegen, which generated Sources/*/Generated.
+        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+
+        // Hearth's own server: HearthWire and HearthTesting's EchoService from the main package.
+        .package(name: "Hearth", path: "../.."),
+    ],
+    targets: [
+        // The echo service on grpc-swift-2: GRPCCore's router, the NIO posix HTTP/2 transport,
+        // protobuf coding. Generated/ holds protoc-gen-swift's output for echo.proto (no
+        // grpc-swift stubs: the service glue is written by hand).
+        .executableTarget(
+            name: "grpc-swift-echo-server",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The same service on HearthWire. Building it builds the main package into this
+        // package's own .build/.
+        .executableTarget(
+            name: "hearth-echo-server",
+            dependencies: [
+                .product(name: "HearthWire", package: "Hearth"),
+                .product(name: "HearthTesting", package: "Hearth"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
