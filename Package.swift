@@ -18,6 +18,10 @@ let package = Package(
     products: [
         .library(name: "HearthWire", targets: ["HearthWire"]),
         .library(name: "HearthTesting", targets: ["HearthTesting"]),
+        .library(name: "HearthProto", targets: ["HearthProto"]),
+        .library(name: "HearthModel", targets: ["HearthModel"]),
+        .library(name: "HearthTypes", targets: ["HearthTypes"]),
+        .library(name: "HearthHub", targets: ["HearthHub"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
     ],
     dependencies: [
@@ -27,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
@@ -57,9 +63,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Ids, Value, the trait and device-type catalog and its validator.
+        // Messages generated from Protos/hearth/v1 and the method descriptors of its services.
+        // Depends on HearthWire only for the descriptor type (see Docs/Hub.md).
+        .target(
+            name: "HearthProto",
+            dependencies: [
+                "HearthWire",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Ids, Value, the trait and device-type catalog and its validator; conversions to and from the protocol.
         .target(
             name: "HearthModel",
+            dependencies: [
+                "HearthProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Typed device types and traits generated from the catalog; transport-free.
@@ -68,11 +88,27 @@ let package = Package(
             dependencies: ["HearthModel"],
             swiftSettings: swiftSettings
         ),
+        // The hub's engine: graph, revisions, storage, watch fan-out, mutations, command routing, access.
+        .target(
+            name: "HearthHub",
+            dependencies: [
+                "HearthWire",
+                "HearthProto",
+                "HearthModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-hub",
             dependencies: [
                 "HearthWire",
-                "HearthTesting",
+                "HearthHub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -89,6 +125,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthHubTests",
+            dependencies: [
+                "HearthHub",
+                "HearthProto",
+                "HearthModel",
+                "HearthWire",
+                "HearthTesting",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings

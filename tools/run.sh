@@ -16,4 +16,4 @@ cat <<MSG
 Starting hearth-hub. In another terminal, ask it whether it serves:
   tools/interop/.venv/bin/python tools/interop/health_check.py 127.0.0.1:7070
 MSG
-exec .build/release/hearth-hub --socket "$data_dir/hub.sock" "$@"
+exec .build/release/hearth-hub --config deploy/hearth-hub.demo.json --data-dir "$data_dir" --socket "$data_dir/hub.sock" "$@"

@@ -1,20 +1,26 @@
 public import ArgumentParser
+import Foundation
+import HearthHub
 import HearthWire
 public import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// `hearth-hub`: one process per home. For now it serves the standard
-/// health service; the home graph, drivers and clients come with the hub's
-/// own issue.
+/// `hearth-hub`: one process per home. Owns the home graph in SQLite and serves clients and drivers.
 @main
 struct HearthHubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-hub",
         abstract: "The Hearth home hub: serves clients and drivers over gRPC-compatible HTTP/2.")
 
-    @Option(help: "TCP address to listen on, HOST:PORT (port 0 picks a free port).")
-    var listen: String = "127.0.0.1:7070"
+    @Option(help: "JSON config file (see deploy/hearth-hub.json). Flags override its values.")
+    var config: String?
+
+    @Option(help: "Data directory holding hub.sqlite (default: ./.hearth, or data_dir from the config).")
+    var dataDir: String?
+
+    @Option(help: "TCP address to listen on, HOST:PORT (port 0 picks a free port). Default 127.0.0.1:7070.")
+    var listen: String?
 
     @Option(help: "Unix-domain socket to listen on as well (for local drivers and tools).")
     var socket: String?
@@ -29,14 +35,29 @@ struct HearthHubCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "hearth.hub")
-        var targets = [try Self.parseListen(listen)]
-        if let socket { targets.append(.unix(path: socket)) }
+        let file = try config.map(HubConfigFile.load) ?? HubConfigFile()
+        let dataDirectory = URL(fileURLWithPath: dataDir ?? file.dataDir ?? ".hearth")
+        var configuration = Hub.Configuration(dataDirectory: dataDirectory)
+        configuration.listen = [try Self.parseListen(listen ?? file.listen ?? "127.0.0.1:7070")]
+        if let socket = socket ?? file.socket {
+            try? FileManager.default.removeItem(atPath: socket)  // a stale socket from a killed hub
+            configuration.listen.append(.unix(path: socket))
+        }
+        if let structures = file.structures, !structures.isEmpty {
+            configuration.engine.initialStructures = structures.map { ($0.id, $0.name) }
+        }
+        if let retained = file.retainedChanges { configuration.engine.retainedChanges = retained }
+        if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
+        if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
+        configuration.tokens = try file.tokens()
+        if configuration.tokens.isEmpty {
+            logger.warning("hub.config.no_tokens: no client or driver tokens configured; every call will be refused")
+        }
 
-        let health = HealthService()
-        let server = WireServer(listeningOn: targets, services: [health])
-        let service = WireServerService(server: server, health: health, logger: logger)
+        let hub = try await Hub.open(configuration: configuration, logger: logger)
         let group = ServiceGroup(
-            services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [HubService(hub: hub, logger: logger)], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
         try await group.run()
     }
 
@@ -53,3 +74,22 @@ struct HearthHubCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Runs the hub as a lifecycle service and prints the `LISTENING` line scripts and tests wait for.
+struct HubService: Service {
+    let hub: Hub
+    let logger: Logger
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await hub.run() }
+            let addresses = try await hub.listeningAddresses()
+            for address in addresses {
+                logger.info("hub.listening", metadata: ["hub.address": "\(address)", "hub.epoch": "\(hub.engine.epoch)"])
+            }
+            print("LISTENING \(addresses.map { "\($0)" }.joined(separator: " "))")
+            fflush(nil)  // stdout is not a tty under scripts
+            try await group.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+/// Who is calling: a user of a client token, or a driver.
+public enum Principal: Sendable, Hashable {
+    case user(UserAccess)
+    case driver(id: String)
+}
+
+/// What a client token lets its user do.
+public struct UserAccess: Sendable, Hashable {
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// Everything, including creating structures.
+        case admin
+        /// Reads, commands, and room and device metadata in its structures.
+        case member
+        /// Reads only.
+        case viewer
+    }
+
+    public var user: String
+    public var role: Role
+    /// The structures the user may see; nil: all (and unassigned devices).
+    public var structures: Set<String>?
+
+    public init(user: String, role: Role, structures: Set<String>?) {
+        self.user = user
+        self.role = role
+        self.structures = structures
+    }
+
+    /// Whether the user may see things in `structureID` (nil: an unassigned device).
+    public func canSee(structure structureID: String?) -> Bool {
+        guard let structures else { return true }
+        guard let structureID else { return false }
+        return structures.contains(structureID)
+    }
+
+    var canWrite: Bool { role != .viewer }
+}
+
+/// Maps bearer tokens to principals. Built from the hub's configuration.
+public struct AccessControl: Sendable {
+    private var tokens: [String: Principal]
+
+    /// - Parameter tokens: token → principal.
+    public init(tokens: [String: Principal]) {
+        self.tokens = tokens
+    }
+
+    /// The principal of an `authorization` header value (`Bearer <token>`).
+    ///
+    /// - Throws: ``HubError`` `.unauthenticated` when the header is missing, malformed or the token unknown
+    ///   (the message never echoes the token).
+    public func authenticate(authorization: String?) throws(HubError) -> Principal {
+        guard let authorization, !authorization.isEmpty else {
+            throw HubError(.unauthenticated, "missing 'authorization: Bearer <token>' metadata")
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw HubError(.unauthenticated, "the authorization metadata must be 'Bearer <token>'")
+        }
+        guard let principal = tokens[String(parts[1]).trimmingCharacters(in: .whitespaces)] else {
+            throw HubError(.unauthenticated, "unknown token")
+        }
+        return principal
+    }
+}

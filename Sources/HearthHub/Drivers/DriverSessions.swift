@@ -1,0 +1,148 @@
+import HearthProto
+import Synchronization
+
+/// The connected drivers and the commands in flight to them.
+///
+/// A command is sent down the driver's stream with a correlation id and answered when the driver's
+/// `CommandResult` with that id arrives, when the caller's deadline passes (DEADLINE_EXCEEDED), when the
+/// caller goes away (CANCELLED), or when the driver disconnects (UNAVAILABLE) — whichever comes first, once.
+final class DriverSessions: Sendable {
+    /// Messages waiting to be written to one driver. Bounded: a driver that stops reading gets refusals,
+    /// not an ever-growing queue.
+    struct Session: Sendable {
+        var serial: Int
+        var outbound: AsyncStream<Hearth_V1_HubMessage>.Continuation
+    }
+
+    private struct State {
+        var sessions: [String: Session] = [:]
+        var pending: [UInt64: (driver: String, continuation: CheckedContinuation<Hearth_V1_CommandResult, any Error>)] = [:]
+        var nextCorrelation: UInt64 = 1
+        var nextSerial = 1
+    }
+
+    private let state = Mutex(State())
+    /// Messages buffered per driver before commands to it are refused.
+    let outboundLimit: Int
+
+    init(outboundLimit: Int = 1024) {
+        self.outboundLimit = outboundLimit
+    }
+
+    /// Registers a driver's session, replacing (and ending) an older one of the same driver.
+    func open(driver: String) -> (serial: Int, outbound: AsyncStream<Hearth_V1_HubMessage>) {
+        let (stream, continuation) = AsyncStream<Hearth_V1_HubMessage>.makeStream(
+            bufferingPolicy: .bufferingOldest(outboundLimit))
+        let (serial, old) = state.withLock { s -> (Int, Session?) in
+            let serial = s.nextSerial
+            s.nextSerial += 1
+            let old = s.sessions.updateValue(Session(serial: serial, outbound: continuation), forKey: driver)
+            return (serial, old)
+        }
+        old?.outbound.finish()
+        return (serial, stream)
+    }
+
+    /// Ends a session; fails its commands in flight. Returns false when a newer session had replaced it.
+    @discardableResult
+    func close(driver: String, serial: Int) -> Bool {
+        let (current, failed) = state.withLock { s -> (Bool, [CheckedContinuation<Hearth_V1_CommandResult, any Error>]) in
+            guard s.sessions[driver]?.serial == serial else { return (false, []) }
+            s.sessions[driver] = nil
+            let ids = s.pending.filter { $0.value.driver == driver }.map(\.key)
+            return (true, ids.compactMap { s.pending.removeValue(forKey: $0)?.continuation })
+        }
+        for continuation in failed {
+            continuation.resume(throwing: HubError(.unavailable, "driver '\(driver)' disconnected before answering"))
+        }
+        return current
+    }
+
+    /// Sends a request built with a fresh correlation id and waits for its result.
+    func call(
+        driver: String, timeout: Duration, _ build: (UInt64) -> Hearth_V1_HubMessage
+    ) async throws -> Hearth_V1_CommandResult {
+        let correlation = state.withLock { s in
+            defer { s.nextCorrelation += 1 }
+            return s.nextCorrelation
+        }
+        let message = build(correlation)
+        return try await withTaskCancellationHandler {
+            try await withThrowingTaskGroup(of: Hearth_V1_CommandResult?.self) { group in
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        self.register(correlation, driver: driver, message: message, continuation)
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    self.fail(correlation, HubError(.deadlineExceeded, "driver '\(driver)' did not answer in time"))
+                    return nil
+                }
+                while let result = try await group.next() {
+                    if let result {
+                        group.cancelAll()
+                        return result
+                    }
+                }
+                throw HubError(.internal, "command \(correlation) ended without a result")
+            }
+        } onCancel: {
+            self.fail(correlation, HubError(.cancelled, "the caller went away"))
+        }
+    }
+
+    private func register(
+        _ correlation: UInt64, driver: String, message: Hearth_V1_HubMessage,
+        _ continuation: CheckedContinuation<Hearth_V1_CommandResult, any Error>
+    ) {
+        let refusal: HubError? = state.withLock { s in
+            guard let session = s.sessions[driver] else {
+                return HubError(.unavailable, "driver '\(driver)' is not connected")
+            }
+            s.pending[correlation] = (driver, continuation)
+            switch session.outbound.yield(message) {
+            case .enqueued: return nil
+            case .dropped:
+                s.pending[correlation] = nil
+                return HubError(.resourceExhausted, "driver '\(driver)' has too many requests waiting")
+            case .terminated:
+                s.pending[correlation] = nil
+                return HubError(.unavailable, "driver '\(driver)' is disconnecting")
+            @unknown default:
+                s.pending[correlation] = nil
+                return HubError(.internal, "unexpected enqueue result")
+            }
+        }
+        if let refusal { continuation.resume(throwing: refusal) }
+    }
+
+    /// Delivers a driver's result. Returns false for an unknown (late, or never sent) correlation id.
+    @discardableResult
+    func complete(driver: String, _ result: Hearth_V1_CommandResult) -> Bool {
+        let continuation = state.withLock { s -> CheckedContinuation<Hearth_V1_CommandResult, any Error>? in
+            guard s.pending[result.correlationID]?.driver == driver else { return nil }
+            return s.pending.removeValue(forKey: result.correlationID)?.continuation
+        }
+        continuation?.resume(returning: result)
+        return continuation != nil
+    }
+
+    private func fail(_ correlation: UInt64, _ error: HubError) {
+        let continuation = state.withLock { $0.pending.removeValue(forKey: correlation)?.continuation }
+        continuation?.resume(throwing: error)
+    }
+
+    /// Queues a message (a reply, a rejection) to a driver's session; false when it is gone or its queue full.
+    @discardableResult
+    func send(driver: String, serial: Int, _ message: Hearth_V1_HubMessage) -> Bool {
+        state.withLock { s in
+            guard let session = s.sessions[driver], session.serial == serial else { return false }
+            if case .enqueued = session.outbound.yield(message) { return true }
+            return false
+        }
+    }
+
+    /// Commands waiting for a driver's answer.
+    var inFlight: Int { state.withLock { $0.pending.count } }
+}

@@ -1,0 +1,262 @@
+import HearthWire
+import Foundation
+public import HearthModel
+public import HearthProto
+
+/// What drivers do to the graph: announce, report, raise events, remove; and what their connection does.
+extension HubEngine {
+    /// Registers vendor schemas, then adds or updates the announced devices. User metadata (name, structure,
+    /// room) of known devices is kept; devices left out are left alone.
+    public func announce(driver: String, _ announce: Hearth_V1_Announce) async throws -> Hearth_V1_AnnounceResult {
+        var result = Hearth_V1_AnnounceResult()
+        for json in announce.vendorTraitSchemasJson {
+            do {
+                let schema = try JSONDecoder().decode(TraitSchema.self, from: Data(json.utf8))
+                var catalog = validator.catalog
+                try catalog.registerVendorTrait(schema)
+                validator.catalog = catalog
+            } catch let error as CatalogError {
+                result.rejected.append(Self.rejection("vendor trait schema", .invalidArgument, error.message))
+            } catch {
+                result.rejected.append(Self.rejection("vendor trait schema", .invalidArgument, "not a trait schema: \(error)"))
+            }
+        }
+        let revision = upcomingRevision
+        var changes: [GraphChange] = []
+        let online = connectedDrivers.contains(driver)
+        for announced in announce.devices {
+            do throws(HubError) {
+                if let change = try announceOne(announced, driver: driver, online: online, revision: revision) {
+                    changes.append(change)
+                }
+                result.accepted.append(announced.id)
+            } catch {
+                result.rejected.append(Self.rejection(announced.id, error.code, error.message))
+            }
+        }
+        if !changes.isEmpty {
+            try record(changes)
+            try await awaitCommit()
+        }
+        return result
+    }
+
+    /// Checks one announced device and puts it into the graph; nil when nothing changed.
+    private func announceOne(
+        _ announced: Hearth_V1_DeviceAnnouncement, driver: String, online: Bool, revision: UInt64
+    ) throws(HubError) -> GraphChange? {
+        let types = try checkedTypes(announced, online: online, revision: revision)
+        let id = DeviceRecord.globalID(driver: driver, local: announced.id)
+        let existing = graph.devices[id]
+        let suggested = announced.suggestedName.isEmpty ? announced.id : announced.suggestedName
+        let device = DeviceRecord(
+            id: id, driverID: driver, localID: announced.id,
+            structureID: existing?.structureID ?? defaultStructureID, roomID: existing?.roomID,
+            name: existing?.name ?? Names.cut(suggested), isMatterDevice: announced.isMatterDevice, types: types,
+            revision: revision)
+        if let existing, Self.sameIgnoringRevisions(existing, device) { return nil }
+        graph.devices[id] = device
+        return .device(device, previousStructureID: existing?.structureID)
+    }
+
+    /// Merges attribute reports into trait state; returns what was refused (the rest is applied).
+    public func report(driver: String, _ report: Hearth_V1_Report) throws -> [Hearth_V1_Rejection] {
+        let revision = upcomingRevision
+        var rejections: [Hearth_V1_Rejection] = []
+        var changes: [GraphChange] = []
+        for item in report.traits {
+            let subject = "\(item.deviceID)/\(item.endpoint)/\(item.traitID)"
+            let id = DeviceRecord.globalID(driver: driver, local: item.deviceID)
+            guard var device = graph.devices[id] else {
+                rejections.append(Self.rejection(subject, .notFound, "no device '\(item.deviceID)' of driver '\(driver)'"))
+                continue
+            }
+            guard let t = device.typeIndex(endpoint: item.endpoint),
+                let i = device.types[t].traitIndex(TraitID(item.traitID))
+            else {
+                rejections.append(Self.rejection(subject, .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
+                continue
+            }
+            let attributes = TraitRecord.attributes(item.attributes)
+            do {
+                try validator.validateReport(trait: TraitID(item.traitID), attributes: attributes)
+            } catch {
+                rejections.append(Self.rejection(subject, .invalidArgument, error.message))
+                continue
+            }
+            var trait = device.types[t].traits[i]
+            let before = trait
+            trait.attributes.merge(attributes) { _, new in new }
+            trait.connectivity = item.connectivity == .unknown ? .online : ConnectivityState(proto: item.connectivity)
+            trait.confirmed = true
+            guard trait != before else { continue }
+            trait.revision = revision
+            device.types[t].traits[i] = trait
+            device.revision = revision
+            graph.devices[id] = device
+            changes.append(.trait(device, endpoint: item.endpoint, trait))
+        }
+        if !changes.isEmpty { try record(changes) }
+        return rejections
+    }
+
+    /// Publishes events (never coalesced); returns what was refused.
+    public func events(driver: String, _ report: Hearth_V1_EventReport) throws -> [Hearth_V1_Rejection] {
+        var rejections: [Hearth_V1_Rejection] = []
+        var changes: [GraphChange] = []
+        for var event in report.events {
+            let subject = "\(event.deviceID)/\(event.endpoint)/\(event.traitID)"
+            let id = DeviceRecord.globalID(driver: driver, local: event.deviceID)
+            guard let device = graph.devices[id], let t = device.typeIndex(endpoint: event.endpoint),
+                device.types[t].traitIndex(TraitID(event.traitID)) != nil
+            else {
+                rejections.append(Self.rejection(subject, .notFound, "no trait \(TraitID(event.traitID)) on endpoint \(event.endpoint) of device '\(event.deviceID)'"))
+                continue
+            }
+            do {
+                try validator.validateEvent(
+                    trait: TraitID(event.traitID), event: EventID(event.eventID),
+                    fields: .struct(Value.fields(of: event.fields)))
+            } catch {
+                rejections.append(Self.rejection(subject, .invalidArgument, error.message))
+                continue
+            }
+            event.deviceID = id
+            if event.timestampMs == 0 { event.timestampMs = Int64(Date().timeIntervalSince1970 * 1000) }
+            changes.append(.event(device, event))
+        }
+        if !changes.isEmpty { try record(changes) }
+        return rejections
+    }
+
+    /// Removes devices on the driver's explicit word (never because a driver is missing).
+    public func removeDevices(driver: String, localIDs: [String]) async throws -> [Hearth_V1_Rejection] {
+        var rejections: [Hearth_V1_Rejection] = []
+        var changes: [GraphChange] = []
+        for local in localIDs {
+            let id = DeviceRecord.globalID(driver: driver, local: local)
+            guard let device = graph.devices.removeValue(forKey: id) else {
+                rejections.append(Self.rejection(local, .notFound, "no device '\(local)' of driver '\(driver)'"))
+                continue
+            }
+            changes.append(.deviceRemoved(device))
+        }
+        if !changes.isEmpty {
+            try record(changes)
+            try await awaitCommit()
+        }
+        return rejections
+    }
+
+    /// A driver's session began: its devices' traits come online when it announces or reports.
+    public func driverConnected(_ driver: String) -> [String] {
+        connectedDrivers.insert(driver)
+        return graph.devices(ofDriver: driver).map(\.localID).sorted()
+    }
+
+    /// A driver's session ended: all its traits go offline at once (one revision).
+    public func driverDisconnected(_ driver: String) async {
+        connectedDrivers.remove(driver)
+        setConnectivity(ofDriver: driver, to: .offline)
+        try? await awaitCommit()
+    }
+
+    /// Whether a driver has a session now.
+    public func isConnected(_ driver: String) -> Bool { connectedDrivers.contains(driver) }
+
+    func setConnectivity(ofDriver driver: String, to state: ConnectivityState) {
+        let revision = upcomingRevision
+        var changes: [GraphChange] = []
+        for var device in graph.devices(ofDriver: driver).sorted(by: { $0.id < $1.id }) {
+            var changed = false
+            for t in device.types.indices {
+                for i in device.types[t].traits.indices where device.types[t].traits[i].connectivity != state {
+                    device.types[t].traits[i].connectivity = state
+                    device.types[t].traits[i].revision = revision
+                    changed = true
+                }
+            }
+            guard changed else { continue }
+            device.revision = revision
+            graph.devices[device.id] = device
+            changes.append(.device(device, previousStructureID: device.structureID))
+        }
+        if !changes.isEmpty { _ = try? record(changes) }
+    }
+
+    var defaultStructureID: String? {
+        configuration.initialStructures.first.map(\.id).flatMap { graph.structures[$0] == nil ? nil : $0 }
+    }
+
+    /// The announced types, checked against the catalog.
+    private func checkedTypes(_ announced: Hearth_V1_DeviceAnnouncement, online: Bool, revision: UInt64) throws(HubError)
+        -> [TypeInstanceRecord]
+    {
+        guard !announced.id.isEmpty, announced.id.utf8.count <= 128, !announced.id.contains("/") else {
+            throw HubError(.invalidArgument, "a device id must be 1 to 128 bytes without '/'")
+        }
+        guard !announced.types.isEmpty else {
+            throw HubError(.invalidArgument, "device '\(announced.id)' announces no device type")
+        }
+        guard Set(announced.types.map(\.endpoint)).count == announced.types.count else {
+            throw HubError(.invalidArgument, "device '\(announced.id)' uses an endpoint twice")
+        }
+        guard announced.types.filter(\.primary).count <= 1 else {
+            throw HubError(.invalidArgument, "device '\(announced.id)' has more than one primary type")
+        }
+        let anyPrimary = announced.types.contains(where: \.primary)
+        var types: [TypeInstanceRecord] = []
+        for (index, type) in announced.types.enumerated() {
+            let typeID = DeviceTypeID(type.deviceTypeID)
+            let traitIDs = type.traits.map { TraitID($0.traitID) }
+            if let schema = validator.catalog.deviceType(typeID) {
+                let missing = schema.requiredTraits.filter { !traitIDs.contains($0) }
+                guard missing.isEmpty else {
+                    throw HubError(.invalidArgument, "device '\(announced.id)' endpoint \(type.endpoint): \(schema.name) requires traits \(missing.map(\.description).joined(separator: ", "))")
+                }
+            } else if type.deviceTypeID >> 16 == 0 {
+                throw HubError(.invalidArgument, "device '\(announced.id)': unknown device type \(typeID)")
+            }
+            guard Set(traitIDs).count == traitIDs.count else {
+                throw HubError(.invalidArgument, "device '\(announced.id)' endpoint \(type.endpoint) lists a trait twice")
+            }
+            var traits: [TraitRecord] = []
+            for trait in type.traits {
+                let attributes = TraitRecord.attributes(trait.attributes)
+                do {
+                    try validator.validateReport(trait: TraitID(trait.traitID), attributes: attributes)
+                } catch {
+                    throw HubError(.invalidArgument, "device '\(announced.id)' endpoint \(type.endpoint): \(error.message)")
+                }
+                traits.append(
+                    TraitRecord(
+                        traitID: TraitID(trait.traitID), attributes: attributes,
+                        connectivity: online ? .online : .unknown, locality: DataSourceLocality(proto: trait.locality),
+                        confirmed: online, revision: revision))
+            }
+            types.append(
+                TypeInstanceRecord(
+                    endpoint: type.endpoint, deviceTypeID: typeID, primary: type.primary || (!anyPrimary && index == 0),
+                    traits: traits.sorted { $0.traitID < $1.traitID }))
+        }
+        return types.sorted { $0.endpoint < $1.endpoint }
+    }
+
+    static func sameIgnoringRevisions(_ a: DeviceRecord, _ b: DeviceRecord) -> Bool {
+        var a = a
+        var b = b
+        a.revision = 0
+        b.revision = 0
+        for t in a.types.indices { for i in a.types[t].traits.indices { a.types[t].traits[i].revision = 0 } }
+        for t in b.types.indices { for i in b.types[t].traits.indices { b.types[t].traits[i].revision = 0 } }
+        return a == b
+    }
+
+    static func rejection(_ subject: String, _ code: HubError.Code, _ message: String) -> Hearth_V1_Rejection {
+        var rejection = Hearth_V1_Rejection()
+        rejection.subject = subject
+        rejection.code = UInt32(code.status.rawValue)
+        rejection.message = message
+        return rejection
+    }
+}

@@ -1,0 +1,221 @@
+public import Foundation
+public import HearthModel
+public import HearthProto
+public import Logging
+
+/// The hub's engine: the one owner of the home graph.
+///
+/// Every change gets the next revision, goes into the current group commit, and is published to watchers
+/// only after SQLite has it on disk; a mutation returns only then. Run ``run()`` for the commit loop (the hub
+/// executable runs it as a service).
+///
+/// ```swift
+/// let engine = try await HubEngine.open(configuration: .init(dataDirectory: url))
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { try await engine.run() }
+///     let room = try await engine.createRoom(in: "home", name: "Kitchen", by: admin)
+/// }
+/// ```
+public actor HubEngine {
+    /// The engine's settings; each default is documented beside it.
+    public struct Configuration: Sendable {
+        /// Where `hub.sqlite` lives.
+        public var dataDirectory: URL
+        /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers.
+        public var retainedChanges = 100_000
+        /// Structures created on first start (id, name); devices a driver announces go into the first.
+        public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
+        /// The catalog writes, commands and reports are checked against.
+        public var catalog = Catalog.builtin
+
+        public init(dataDirectory: URL) {
+            self.dataDirectory = dataDirectory
+        }
+    }
+
+    struct Pending {
+        var batch = StoreBatch(revision: 0)
+        var structures: [String: StructureRecord] = [:]
+        var rooms: [String: RoomRecord] = [:]
+        var devices: [String: DeviceRecord] = [:]
+        var removedRooms: Set<String> = []
+        var removedDevices: Set<String> = []
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var isEmpty: Bool { batch.log.isEmpty && waiters.isEmpty }
+    }
+
+    let configuration: Configuration
+    let store: any HubStore
+    nonisolated let changeLog: ChangeLog
+    var graph: HomeGraph
+    var validator: Validator
+    var pending = Pending()
+    var connectedDrivers: Set<String> = []
+    let logger: Logger
+    private let commitSignal: AsyncStream<Void>.Continuation
+    private let commitSignals: AsyncStream<Void>
+
+    /// The epoch of the data directory.
+    public nonisolated let epoch: String
+
+    init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger) throws {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.epoch = stored.epoch
+        var graph = HomeGraph(epoch: stored.epoch, revision: stored.revision)
+        for s in stored.structures { graph.structures[s.id] = s }
+        for r in stored.rooms { graph.rooms[r.id] = r }
+        for d in stored.devices { graph.devices[d.id] = d }
+        self.graph = graph
+        self.validator = Validator(catalog: configuration.catalog)
+        let history = try stored.log.map {
+            try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
+        }
+        self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: stored.revision, history: history)
+        (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Opens the data directory (creating it) and loads the home.
+    public static func open(configuration: Configuration, logger: Logger = Logger(label: "hearth.hub")) async throws
+        -> HubEngine
+    {
+        let store = try SQLiteStore(directory: configuration.dataDirectory)
+        let stored = try await store.load()
+        let engine = try HubEngine(configuration: configuration, store: store, stored: stored, logger: logger)
+        await engine.prepareAfterLoad()
+        return engine
+    }
+
+    /// First start: the configured structures. Every start: last known trait state becomes unconfirmed with
+    /// unknown connectivity until its driver reports again (one revision, so resuming watchers see it).
+    private func prepareAfterLoad() {
+        let revision = upcomingRevision
+        var changes: [GraphChange] = []
+        for (id, name) in configuration.initialStructures where graph.structures[id] == nil {
+            let structure = StructureRecord(id: id, name: Names.cut(name), revision: revision)
+            graph.structures[id] = structure
+            changes.append(.structure(structure))
+        }
+        for device in graph.devices.values.sorted(by: { $0.id < $1.id }) {
+            var updated = device
+            var changed = false
+            for t in updated.types.indices {
+                for i in updated.types[t].traits.indices
+                where updated.types[t].traits[i].confirmed || updated.types[t].traits[i].connectivity != .unknown {
+                    updated.types[t].traits[i].confirmed = false
+                    updated.types[t].traits[i].connectivity = .unknown
+                    updated.types[t].traits[i].revision = revision
+                    changed = true
+                }
+            }
+            if changed {
+                updated.revision = revision
+                graph.devices[device.id] = updated
+                changes.append(.device(updated, previousStructureID: nil))
+            }
+        }
+        if !changes.isEmpty { _ = try? record(changes) }
+    }
+
+    /// The revision the next ``record(_:)`` gives out; records built for it carry it.
+    var upcomingRevision: UInt64 { graph.revision + 1 }
+
+    /// Commits and publishes changes until cancelled; then commits what is pending and returns.
+    public func run() async throws {
+        await withTaskCancellationHandler {
+            for await _ in commitSignals {
+                await commitPending()
+            }
+        } onCancel: {
+            commitSignal.finish()
+        }
+        await commitPending()
+    }
+
+    /// Commits everything pending in one transaction, then publishes it.
+    private func commitPending() async {
+        while !pending.isEmpty {
+            let taken = pending
+            pending = Pending()
+            var batch = taken.batch
+            batch.revision = graph.revision
+            batch.structures = Array(taken.structures.values)
+            batch.rooms = Array(taken.rooms.values)
+            batch.devices = Array(taken.devices.values)
+            batch.removedRooms = Array(taken.removedRooms)
+            batch.removedDevices = Array(taken.removedDevices)
+            if let last = batch.log.last, last.revision > UInt64(configuration.retainedChanges) * 2 {
+                batch.pruneLogThrough = changeLog.oldestResumable
+            }
+            let through = batch.log.last?.revision ?? changeLog.published
+            do {
+                if !batch.isEmpty { try await store.commit(batch) }
+                changeLog.publish(batch.log, through: through)
+                for waiter in taken.waiters { waiter.resume() }
+            } catch {
+                logger.error("hub.commit.failed", metadata: ["error": "\(error)"])
+                for waiter in taken.waiters {
+                    waiter.resume(throwing: HubError(.unavailable, "the hub could not store the change: \(error)"))
+                }
+                // Nothing of the batch was published; keep its data for the next attempt.
+                merge(back: taken)
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    private func merge(back taken: Pending) {
+        var merged = taken
+        merged.waiters = pending.waiters
+        merged.batch.log.append(contentsOf: pending.batch.log)
+        merged.structures.merge(pending.structures) { _, new in new }
+        merged.rooms.merge(pending.rooms) { _, new in new }
+        merged.devices.merge(pending.devices) { _, new in new }
+        merged.removedRooms.formUnion(pending.removedRooms)
+        merged.removedDevices.formUnion(pending.removedDevices)
+        pending = merged
+        commitSignal.yield()
+    }
+
+    /// Gives `changes` the next revision and adds them to the pending commit. The graph must already hold
+    /// their new values.
+    @discardableResult
+    func record(_ changes: [GraphChange]) throws -> UInt64 {
+        let revision = graph.nextRevision()
+        for change in changes {
+            pending.batch.log.append(try change.logEntry(revision: revision))
+            switch change {
+            case .structure(let s):
+                pending.structures[s.id] = s
+            case .room(let r):
+                pending.rooms[r.id] = r
+                pending.removedRooms.remove(r.id)
+            case .roomRemoved(let id, _):
+                pending.rooms[id] = nil
+                pending.removedRooms.insert(id)
+            case .device(let d, _), .trait(let d, _, _):
+                pending.devices[d.id] = graph.devices[d.id] ?? d
+                pending.removedDevices.remove(d.id)
+            case .deviceRemoved(let d):
+                pending.devices[d.id] = nil
+                pending.removedDevices.insert(d.id)
+            case .event:
+                break
+            }
+        }
+        commitSignal.yield()
+        return revision
+    }
+
+    /// Waits until everything recorded so far is committed and published.
+    func awaitCommit() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pending.waiters.append(continuation)
+            commitSignal.yield()
+        }
+    }
+
+    /// The hub's epoch and newest committed revision.
+    public func info() -> (epoch: String, revision: UInt64) { (graph.epoch, changeLog.published) }
+}

@@ -1,0 +1,83 @@
+public import HearthModel
+
+/// A structure as the hub holds it.
+public struct StructureRecord: Hashable, Sendable {
+    public var id: String
+    public var name: String
+    public var revision: UInt64
+}
+
+/// A room as the hub holds it.
+public struct RoomRecord: Hashable, Sendable {
+    public var id: String
+    public var structureID: String
+    public var name: String
+    public var revision: UInt64
+}
+
+/// One trait's state on one device-type instance.
+public struct TraitRecord: Hashable, Sendable {
+    public var traitID: TraitID
+    public var attributes: [AttributeID: Value]
+    public var connectivity: ConnectivityState
+    public var locality: DataSourceLocality
+    /// False while the values are last known from before a restart.
+    public var confirmed: Bool
+    public var revision: UInt64
+}
+
+/// One device type a device implements (a Matter endpoint).
+public struct TypeInstanceRecord: Hashable, Sendable {
+    public var endpoint: UInt32
+    public var deviceTypeID: DeviceTypeID
+    public var primary: Bool
+    /// Sorted by trait id.
+    public var traits: [TraitRecord]
+
+    func traitIndex(_ id: TraitID) -> Int? { traits.firstIndex { $0.traitID == id } }
+}
+
+/// A device as the hub holds it.
+public struct DeviceRecord: Hashable, Sendable {
+    /// `<driverID>/<localID>`.
+    public var id: String
+    public var driverID: String
+    public var localID: String
+    public var structureID: String?
+    public var roomID: String?
+    public var name: String
+    public var isMatterDevice: Bool
+    /// Sorted by endpoint.
+    public var types: [TypeInstanceRecord]
+    public var revision: UInt64
+
+    /// The hub's id for a driver's device.
+    public static func globalID(driver: String, local: String) -> String { "\(driver)/\(local)" }
+
+    /// Connectivity aggregated over all traits.
+    public var sourceConnectivity: SourceConnectivity {
+        SourceConnectivity.aggregate(
+            types.flatMap(\.traits).map {
+                SourceConnectivity(connectivityState: $0.connectivity, dataSourceLocality: $0.locality)
+            })
+    }
+
+    func typeIndex(endpoint: UInt32) -> Int? { types.firstIndex { $0.endpoint == endpoint } }
+
+    /// The device-type ids of all instances.
+    public var deviceTypeIDs: [UInt32] { types.map(\.deviceTypeID.rawValue) }
+}
+
+/// Names are cut at 60 Unicode code points without error.
+public enum Names {
+    public static let maxCodePoints = 60
+
+    /// `name` cut to at most 60 Unicode scalars.
+    public static func cut(_ name: String) -> String {
+        let scalars = name.unicodeScalars
+        guard scalars.count > maxCodePoints else { return name }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars.prefix(maxCodePoints))
+        return String(view)
+    }
+}

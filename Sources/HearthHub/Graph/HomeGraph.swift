@@ -1,0 +1,34 @@
+import HearthModel
+
+/// The authoritative home: structures, rooms and devices, and the revision counter.
+///
+/// A value: the engine owns the one mutable copy; a watcher's snapshot is a copy taken in O(1) (the
+/// dictionaries are copy-on-write) and read off the engine's executor.
+struct HomeGraph: Sendable {
+    var epoch: String
+    /// The newest revision given out (committed or not).
+    var revision: UInt64
+    var structures: [String: StructureRecord] = [:]
+    var rooms: [String: RoomRecord] = [:]
+    var devices: [String: DeviceRecord] = [:]
+
+    init(epoch: String, revision: UInt64) {
+        self.epoch = epoch
+        self.revision = revision
+    }
+
+    mutating func nextRevision() -> UInt64 {
+        revision += 1
+        return revision
+    }
+
+    /// Devices in a room, sorted by id.
+    func devices(inRoom roomID: String) -> [DeviceRecord] {
+        devices.values.filter { $0.roomID == roomID }.sorted { $0.id < $1.id }
+    }
+
+    /// The devices of a driver.
+    func devices(ofDriver driverID: String) -> [DeviceRecord] {
+        devices.values.filter { $0.driverID == driverID }
+    }
+}

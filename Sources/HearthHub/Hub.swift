@@ -1,0 +1,92 @@
+public import Foundation
+public import HearthWire
+public import Logging
+public import NIOCore
+import ServiceLifecycle
+
+/// A whole hub: the engine, the client and driver services, health, on a ``WireServer``.
+///
+/// ```swift
+/// var configuration = Hub.Configuration(dataDirectory: url)
+/// configuration.listen = [.tcp(host: "127.0.0.1", port: 7070)]
+/// configuration.tokens = ["secret": .user(UserAccess(user: "me", role: .admin, structures: nil))]
+/// let hub = try await Hub.open(configuration: configuration)
+/// try await hub.run()
+/// ```
+public final class Hub: Sendable {
+    /// The hub's settings; each default is documented beside it.
+    public struct Configuration: Sendable {
+        public var engine: HubEngine.Configuration
+        /// Where to listen. Default: 127.0.0.1:7070.
+        public var listen: [WireServer.BindTarget] = [.tcp(host: "127.0.0.1", port: 7070)]
+        /// Bearer tokens and who they stand for.
+        public var tokens: [String: Principal] = [:]
+        /// HTTP/2 and gRPC limits.
+        public var wire = WireServer.Configuration.defaults
+        /// How long a command waits for its driver when the caller set no deadline. Default 10 s.
+        public var defaultCommandTimeout: Duration = .seconds(10)
+        /// Silence after which watch streams get a progress mark. Default 5 s.
+        public var progressInterval: Duration = .seconds(5)
+
+        public init(dataDirectory: URL) {
+            engine = HubEngine.Configuration(dataDirectory: dataDirectory)
+        }
+    }
+
+    public let engine: HubEngine
+    public let health: HealthService
+    let server: WireServer
+    let logger: Logger
+
+    private init(engine: HubEngine, server: WireServer, health: HealthService, logger: Logger) {
+        self.engine = engine
+        self.server = server
+        self.health = health
+        self.logger = logger
+    }
+
+    /// Opens the data directory and prepares the services; ``run()`` starts serving.
+    public static func open(configuration: Configuration, logger: Logger = Logger(label: "hearth.hub")) async throws
+        -> Hub
+    {
+        let engine = try await HubEngine.open(configuration: configuration.engine, logger: logger)
+        let sessions = DriverSessions()
+        let access = AccessControl(tokens: configuration.tokens)
+        var watch = WatchStream.Configuration()
+        watch.progressInterval = configuration.progressInterval
+        let health = HealthService()
+        let services: [any WireService] = [
+            HomeServiceHandler(
+                engine: engine, sessions: sessions, access: access, watchConfiguration: watch,
+                defaultCommandTimeout: configuration.defaultCommandTimeout),
+            DriverServiceHandler(engine: engine, sessions: sessions, access: access, logger: logger),
+            health,
+        ]
+        let server = WireServer(listeningOn: configuration.listen, services: services, configuration: configuration.wire)
+        return Hub(engine: engine, server: server, health: health, logger: logger)
+    }
+
+    /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.
+    public func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.engine.run() }
+            group.addTask {
+                try await withGracefulShutdownHandler {
+                    try await self.server.run()
+                } onGracefulShutdown: {
+                    self.health.markAllNotServing()
+                    self.server.beginGracefulShutdown()
+                }
+            }
+            // The server ends first (shutdown or failure); then the engine commits what is pending.
+            try await group.next()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+
+    /// The addresses the hub listens on, once bound.
+    public func listeningAddresses() async throws -> [NIOCore.SocketAddress] {
+        try await server.listeningAddresses()
+    }
+}

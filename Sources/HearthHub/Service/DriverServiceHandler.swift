@@ -1,0 +1,96 @@
+import HearthProto
+import HearthWire
+import Logging
+
+/// Serves `hearth.v1.DriverService/Connect`: one bidirectional stream per driver process.
+struct DriverServiceHandler: WireService {
+    let engine: HubEngine
+    let sessions: DriverSessions
+    let access: AccessControl
+    let logger: Logger
+
+    func register(into router: inout ServiceRouter) {
+        router.registerBidirectional(DriverMethods.connect) { requests, writer, context in
+            let driver = try mappedSync {
+                switch try access.authenticate(authorization: context.requestMetadata.string(for: "authorization")) {
+                case .driver(let id): return id
+                case .user: throw HubError(.permissionDenied, "a client token cannot connect as a driver")
+                }
+            }
+            var iterator = requests.makeAsyncIterator()
+            guard let first = try await iterator.next(), case .hello(let hello) = first.kind else {
+                throw RPCError(code: .failedPrecondition, message: "the first message of a driver stream must be Hello")
+            }
+            guard hello.driverID.isEmpty || hello.driverID == driver else {
+                throw RPCError(code: .permissionDenied, message: "this token belongs to driver '\(driver)', not '\(hello.driverID)'")
+            }
+            let (serial, outbound) = sessions.open(driver: driver)
+            let known = await engine.driverConnected(driver)
+            logger.info("hub.driver.connected", metadata: ["driver.id": "\(driver)", "driver.version": "\(hello.driverVersion)"])
+            var welcome = Hearth_V1_HubMessage()
+            welcome.welcome.driverID = driver
+            welcome.welcome.epoch = engine.epoch
+            welcome.welcome.knownDeviceIds = known
+            do {
+                try await writer.write(welcome)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in outbound { try await writer.write(message) }
+                    }
+                    group.addTask {
+                        var iterator = requests.makeAsyncIterator()
+                        while let message = try await iterator.next() {
+                            try await handle(message, driver: driver, serial: serial)
+                        }
+                    }
+                    // Either side ending (the driver half-closing, or a newer session replacing this one) ends it.
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } catch {
+                await disconnect(driver, serial: serial)
+                throw error
+            }
+            await disconnect(driver, serial: serial)
+        }
+    }
+
+    private func disconnect(_ driver: String, serial: Int) async {
+        if sessions.close(driver: driver, serial: serial) {
+            await engine.driverDisconnected(driver)
+            logger.info("hub.driver.disconnected", metadata: ["driver.id": "\(driver)"])
+        }
+    }
+
+    private func handle(_ message: Hearth_V1_DriverMessage, driver: String, serial: Int) async throws {
+        var rejections: [Hearth_V1_Rejection] = []
+        switch message.kind {
+        case .announce(let announce):
+            var reply = Hearth_V1_HubMessage()
+            reply.announceResult = try await engine.announce(driver: driver, announce)
+            sessions.send(driver: driver, serial: serial, reply)
+        case .report(let report):
+            rejections = try await engine.report(driver: driver, report)
+        case .events(let events):
+            rejections = try await engine.events(driver: driver, events)
+        case .result(let result):
+            if !sessions.complete(driver: driver, result) {
+                rejections = [
+                    HubEngine.rejection(
+                        "\(result.correlationID)", .notFound, "no command waits for correlation id \(result.correlationID)")
+                ]
+            }
+        case .remove(let remove):
+            rejections = try await engine.removeDevices(driver: driver, localIDs: remove.deviceIds)
+        case .hello:
+            rejections = [HubEngine.rejection("hello", .failedPrecondition, "Hello is sent once, first")]
+        case nil:
+            rejections = [HubEngine.rejection("message", .invalidArgument, "empty driver message")]
+        }
+        for rejection in rejections {
+            var reply = Hearth_V1_HubMessage()
+            reply.rejection = rejection
+            sessions.send(driver: driver, serial: serial, reply)
+        }
+    }
+}

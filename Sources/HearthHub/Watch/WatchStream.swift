@@ -1,0 +1,138 @@
+import HearthModel
+import HearthProto
+import SwiftProtobuf
+
+/// One watch stream: snapshot or resume, then live changes from the shared ``ChangeLog``, progress marks
+/// when idle, coalescing when the watcher falls behind.
+struct WatchStream {
+    /// Settings; each default is documented beside it.
+    struct Configuration: Sendable {
+        /// A response is cut (at a revision boundary) once it holds this many bytes.
+        var maxResponseBytes = 256 * 1024
+        /// Entries read per response in normal operation.
+        var batchEntries = 1024
+        /// A backlog longer than this is coalesced: newest state per object, every event.
+        var coalesceAbove = 4096
+        /// Silence after which a progress mark is sent, unless the request sets its own.
+        var progressInterval: Duration = .seconds(5)
+    }
+
+    let log: ChangeLog
+    let filter: WatchFilter
+    let epoch: String
+    let configuration: Configuration
+    let send: @Sendable ([UInt8]) async throws -> Void
+
+    /// Runs until the client goes away (cancellation) or a relist is needed.
+    func run(start: WatchStart, progressInterval: Duration?) async throws {
+        var cursor: UInt64
+        switch start {
+        case .relist(let relist):
+            var response = Hearth_V1_WatchResponse()
+            response.relist = relist
+            response.epoch = relist.epoch
+            response.revision = relist.oldestResumable
+            try await send(try response.serializedBytes())
+            return
+        case .resume(let from):
+            cursor = from
+            try await send(WatchResponseBytes().finished(revision: cursor, epoch: epoch))
+        case .snapshot(let graph, let revision):
+            while log.published < revision { _ = await log.waitForChanges(after: log.published, timeout: .seconds(1)) }
+            try await sendSnapshot(graph, revision: revision)
+            cursor = revision
+        }
+        let idle = progressInterval ?? configuration.progressInterval
+        while !Task.isCancelled {
+            let backlog = log.backlog(after: cursor)
+            if backlog == 0 {
+                if await !log.waitForChanges(after: cursor, timeout: idle), !Task.isCancelled {
+                    try await send(WatchResponseBytes().finished(revision: cursor))
+                }
+                continue
+            }
+            let coalescing = backlog > configuration.coalesceAbove
+            switch log.read(after: cursor, limit: coalescing ? nil : configuration.batchEntries) {
+            case .evicted:
+                var response = Hearth_V1_WatchResponse()
+                response.relist.reason = .tooOld
+                response.relist.epoch = epoch
+                response.relist.oldestResumable = log.oldestResumable
+                response.revision = cursor
+                try await send(try response.serializedBytes())
+                return
+            case .entries(let entries, let through):
+                try await deliver(coalescing ? Self.coalesced(entries) : entries, through: through)
+                cursor = through
+            }
+        }
+    }
+
+    /// Sends entries in responses of bounded size, cutting only between revisions.
+    private func deliver(_ entries: [LogEntry], through: UInt64) async throws {
+        var response = WatchResponseBytes()
+        var index = 0
+        while index < entries.count {
+            let revision = entries[index].revision
+            while index < entries.count, entries[index].revision == revision {
+                let entry = entries[index]
+                switch filter.verdict(entry) {
+                case .show: response.append(framedChange: entry.framed)
+                case .movedOut: response.append(framedChange: entry.framedMovedOut ?? [])
+                case .hide: break
+                }
+                index += 1
+            }
+            if response.byteCount >= configuration.maxResponseBytes, index < entries.count {
+                try await send(response.finished(revision: revision))
+                response = WatchResponseBytes()
+            }
+        }
+        if !response.isEmpty { try await send(response.finished(revision: through)) }
+    }
+
+    /// The newest entry per object, and every event, in revision order.
+    static func coalesced(_ entries: [LogEntry]) -> [LogEntry] {
+        var last: [CoalesceKey: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            if let key = entry.key { last[key] = index }
+        }
+        return entries.enumerated().compactMap { index, entry in
+            guard let key = entry.key else { return entry }
+            return last[key] == index ? entry : nil
+        }
+    }
+
+    /// The graph as changes at `revision`, in bounded responses; the last is marked synced.
+    private func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
+        var changes: [Hearth_V1_Change] = []
+        func add(_ kind: Hearth_V1_Change.OneOf_Kind) {
+            var change = Hearth_V1_Change()
+            change.revision = revision
+            change.kind = kind
+            changes.append(change)
+        }
+        for s in graph.structures.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
+            add(.structure(s.proto))
+        }
+        for r in graph.rooms.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: r.structureID, isContext: true), structure: r.structureID) {
+            add(.room(r.proto))
+        }
+        for d in graph.devices.values.sorted(by: { $0.id < $1.id }) where filter.sees(d) {
+            add(.device(d.proto))
+        }
+        var response = WatchResponseBytes()
+        var first = true
+        for change in changes {
+            response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
+            if response.byteCount >= configuration.maxResponseBytes {
+                try await send(response.finished(revision: 0, epoch: first ? epoch : nil))
+                first = false
+                response = WatchResponseBytes()
+            }
+        }
+        try await send(response.finished(revision: revision, synced: true, epoch: first ? epoch : nil))
+    }
+}

@@ -1,0 +1,44 @@
+public import HearthWire
+
+/// The methods of `hearth.v1.HomeService`, for the hub (to serve) and for clients (to call).
+///
+/// ```swift
+/// let info = try await client.unary(HomeMethods.getHub, request: .init(), options: options)
+/// ```
+public enum HomeMethods {
+    /// The service's full name.
+    public static let service = "hearth.v1.HomeService"
+
+    public static let getHub = MethodDescriptor<Hearth_V1_GetHubRequest, Hearth_V1_HubInfo>(
+        service: service, method: "GetHub", kind: .unary)
+    public static let watch = MethodDescriptor<Hearth_V1_WatchRequest, Hearth_V1_WatchResponse>(
+        service: service, method: "Watch", kind: .serverStreaming)
+    public static let createStructure = MethodDescriptor<Hearth_V1_CreateStructureRequest, Hearth_V1_Structure>(
+        service: service, method: "CreateStructure", kind: .unary)
+    public static let renameStructure = MethodDescriptor<Hearth_V1_RenameStructureRequest, Hearth_V1_Structure>(
+        service: service, method: "RenameStructure", kind: .unary)
+    public static let createRoom = MethodDescriptor<Hearth_V1_CreateRoomRequest, Hearth_V1_Room>(
+        service: service, method: "CreateRoom", kind: .unary)
+    public static let renameRoom = MethodDescriptor<Hearth_V1_RenameRoomRequest, Hearth_V1_Room>(
+        service: service, method: "RenameRoom", kind: .unary)
+    public static let deleteRoom = MethodDescriptor<Hearth_V1_DeleteRoomRequest, Hearth_V1_DeleteRoomResponse>(
+        service: service, method: "DeleteRoom", kind: .unary)
+    public static let renameDevice = MethodDescriptor<Hearth_V1_RenameDeviceRequest, Hearth_V1_Device>(
+        service: service, method: "RenameDevice", kind: .unary)
+    public static let moveDevices = MethodDescriptor<Hearth_V1_MoveDevicesRequest, Hearth_V1_MoveDevicesResponse>(
+        service: service, method: "MoveDevices", kind: .unary)
+    public static let sendCommand = MethodDescriptor<Hearth_V1_SendCommandRequest, Hearth_V1_SendCommandResponse>(
+        service: service, method: "SendCommand", kind: .unary)
+    public static let writeAttributes = MethodDescriptor<
+        Hearth_V1_WriteAttributesRequest, Hearth_V1_WriteAttributesResponse
+    >(service: service, method: "WriteAttributes", kind: .unary)
+}
+
+/// The method of `hearth.v1.DriverService`: one bidirectional stream per driver process.
+public enum DriverMethods {
+    /// The service's full name.
+    public static let service = "hearth.v1.DriverService"
+
+    public static let connect = MethodDescriptor<Hearth_V1_DriverMessage, Hearth_V1_HubMessage>(
+        service: service, method: "Connect", kind: .bidirectionalStreaming)
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HearthHub
+
+/// The hub's JSON config file (example: deploy/hearth-hub.json). Every key is optional; flags override it.
+struct HubConfigFile: Decodable {
+    struct StructureEntry: Decodable {
+        var id: String
+        var name: String
+    }
+
+    struct ClientEntry: Decodable {
+        var token: String
+        var user: String
+        var role: UserAccess.Role
+        /// Structure ids the user may see; `["*"]` or absent: all.
+        var structures: [String]?
+    }
+
+    struct DriverEntry: Decodable {
+        var id: String
+        var token: String
+    }
+
+    var listen: String?
+    var socket: String?
+    var dataDir: String?
+    var structures: [StructureEntry]?
+    var clients: [ClientEntry]?
+    var drivers: [DriverEntry]?
+    var retainedChanges: Int?
+    var progressIntervalMs: Int?
+    var commandTimeoutMs: Int?
+
+    init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case listen, socket, structures, clients, drivers
+        case dataDir = "data_dir"
+        case retainedChanges = "retained_changes"
+        case progressIntervalMs = "progress_interval_ms"
+        case commandTimeoutMs = "command_timeout_ms"
+    }
+
+    static func load(_ path: String) throws -> HubConfigFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigError("cannot read config file \(path): \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(HubConfigFile.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ConfigError("config file \(path) is not valid JSON: \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ConfigError("config file \(path): missing '\(key.stringValue)' at \(Self.path(context))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ConfigError("config file \(path): wrong value at \(Self.path(context)): \(context.debugDescription)")
+        }
+    }
+
+    /// Token → principal; duplicate tokens are an error.
+    func tokens() throws -> [String: Principal] {
+        var tokens: [String: Principal] = [:]
+        for client in clients ?? [] {
+            let all = client.structures == nil || client.structures == ["*"]
+            let principal = Principal.user(
+                UserAccess(user: client.user, role: client.role, structures: all ? nil : Set(client.structures ?? [])))
+            guard tokens.updateValue(principal, forKey: client.token) == nil else {
+                throw ConfigError("config: a token is used twice (user \(client.user))")
+            }
+        }
+        for driver in drivers ?? [] {
+            guard tokens.updateValue(.driver(id: driver.id), forKey: driver.token) == nil else {
+                throw ConfigError("config: a token is used twice (driver \(driver.id))")
+            }
+        }
+        return tokens
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}
+
+struct ConfigError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

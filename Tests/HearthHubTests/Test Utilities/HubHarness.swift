@@ -1,0 +1,122 @@
+import Foundation
+import HearthHub
+import HearthProto
+import HearthWire
+import NIOCore
+import SwiftProtobuf
+import Testing
+
+/// Tokens every test hub accepts.
+enum Tokens {
+    static let admin = "admin-token"
+    static let viewer = "viewer-token"
+    static let member = "member-token"
+    static let lights = "lights-token"
+
+    static var all: [String: Principal] {
+        [
+            admin: .user(UserAccess(user: "admin", role: .admin, structures: nil)),
+            viewer: .user(UserAccess(user: "viewer", role: .viewer, structures: ["home"])),
+            member: .user(UserAccess(user: "member", role: .member, structures: ["home"])),
+            lights: .driver(id: "lights"),
+        ]
+    }
+}
+
+/// A fresh data directory, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-hub-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// A real hub on 127.0.0.1 port 0 over `directory`, and a client connected to it; stopped afterwards.
+func withHub<T: Sendable>(
+    directory: URL, configure: (inout Hub.Configuration) -> Void = { _ in },
+    _ body: (Hub, HubClient) async throws -> T
+) async throws -> T {
+    var configuration = Hub.Configuration(dataDirectory: directory)
+    configuration.listen = [.tcp(host: "127.0.0.1", port: 0)]
+    configuration.tokens = Tokens.all
+    configure(&configuration)
+    let hub = try await Hub.open(configuration: configuration)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await hub.run() }
+        let port = try await hub.listeningAddresses()[0].port!
+        let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: port)), port: port)
+        defer {
+            client.wire.close()
+            group.cancelAll()
+        }
+        return try await body(hub, client)
+    }
+}
+
+/// Calls with a token.
+struct HubClient: Sendable {
+    let wire: WireClient
+    let port: Int
+
+    init(_ wire: WireClient, port: Int) {
+        self.wire = wire
+        self.port = port
+    }
+
+    static func options(_ token: String?, timeout: Duration? = .seconds(20)) -> CallOptions {
+        var metadata = Metadata()
+        if let token { metadata.add("authorization", "Bearer \(token)") }
+        return CallOptions(timeout: timeout, metadata: metadata)
+    }
+
+    func call<Request, Response: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, token: String? = Tokens.admin,
+        timeout: Duration? = .seconds(20)
+    ) async throws -> Response {
+        try await wire.unary(method, request: request, options: Self.options(token, timeout: timeout))
+    }
+
+    /// Reads a watch until `until` says stop (or `limit` responses), bounded in time.
+    func watch(
+        _ request: Hearth_V1_WatchRequest, token: String = Tokens.admin, limit: Int = 1000,
+        until: @escaping @Sendable ([Hearth_V1_WatchResponse]) -> Bool
+    ) async throws -> [Hearth_V1_WatchResponse] {
+        try await wire.serverStreaming(HomeMethods.watch, request: request, options: Self.options(token)) { responses in
+            var seen: [Hearth_V1_WatchResponse] = []
+            for try await response in responses {
+                seen.append(response)
+                if until(seen) || seen.count >= limit { break }
+            }
+            return seen
+        }
+    }
+}
+
+extension Hearth_V1_WatchRequest {
+    static func from(_ revision: UInt64, epoch: String = "", progressMs: UInt32 = 0) -> Self {
+        .with {
+            $0.fromRevision = revision
+            $0.epoch = epoch
+            $0.progressIntervalMs = progressMs
+        }
+    }
+}
+
+extension Array where Element == Hearth_V1_WatchResponse {
+    var changes: [Hearth_V1_Change] { flatMap(\.changes) }
+    var synced: Bool { contains(where: \.synced) }
+}
+
+/// Expects `body` to fail with `code`.
+func expectStatus(
+    _ code: Status.Code, _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do {
+        try await body()
+        Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as RPCError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected RPCError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
