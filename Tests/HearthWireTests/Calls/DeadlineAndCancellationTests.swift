@@ -15,7 +15,7 @@ struct DeadlineAndCancellationTests {
             }
             #expect(error?.code == .deadlineExceeded)
             // Whichever side's timer fires first, the handler is stopped.
-            #expect(await probe.waitFor("stopped"))
+            #expect(await probe.startedHandlersStopped())
         }
     }
 
@@ -31,7 +31,7 @@ struct DeadlineAndCancellationTests {
                 _ = try await client.unary(ProbeService.hang, request: .init(), options: CallOptions(metadata: headerOnly))
             }
             #expect(error?.code == .deadlineExceeded)
-            #expect(await probe.waitFor("stopped"))
+            #expect(await probe.startedHandlersStopped())
             // The connection is still good for the next call.
             let reply = try await client.unary(Echo.get, request: .with { $0.text = "after" })
             #expect(reply.text == "after")

@@ -31,6 +31,14 @@ final class ProbeService: WireService, Sendable {
 
     private func record(_ event: String) { events.withLock { $0.append(event) } }
 
+    /// Whether a handler that started was stopped (waiting, bounded, for it). Under load a short deadline
+    /// may pass before the handler starts; then it must never start, which also counts.
+    func startedHandlersStopped() async -> Bool {
+        _ = await waitFor("stopped")
+        let seen = recorded
+        return !seen.contains("finished") && (!seen.contains("started") || seen.contains("stopped"))
+    }
+
     /// Waits (bounded) until `event` is recorded.
     func waitFor(_ event: String, timeout: Duration = .seconds(5)) async -> Bool {
         let clock = ContinuousClock()
@@ -44,6 +52,7 @@ final class ProbeService: WireService, Sendable {
 
     func register(into router: inout ServiceRouter) {
         router.registerUnary(Self.hang) { [self] _, _ in
+            record("started")
             started.yield()
             do {
                 try await Task.sleep(for: .seconds(60))
