@@ -1,6 +1,7 @@
 import Foundation
 import HearthHub
 import HearthProto
+import HearthTesting
 import HearthWire
 import SwiftProtobuf
 import Synchronization
@@ -26,17 +27,9 @@ final class HubProcess: Sendable {
         process.standardError = FileHandle.standardError
         try process.run()
         let handle = stdout.fileHandleForReading
-        let line = try await Task.detached { () throws -> String in
-            var buffer = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { throw HubProcessError.exitedBeforeListening }
-                buffer.append(chunk)
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    return String(decoding: buffer[..<newline], as: UTF8.self)
-                }
-            }
-        }.value
+        guard let line = await ChildProcessIO.readFirstLine(handle) else {
+            throw HubProcessError.exitedBeforeListening
+        }
         guard line.hasPrefix("LISTENING "), let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {
             process.terminate()
             throw HubProcessError.unexpectedLine(line)

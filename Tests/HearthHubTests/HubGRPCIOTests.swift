@@ -1,5 +1,6 @@
 import Foundation
 import HearthHub
+import HearthTesting
 import Testing
 
 /// A stock grpcio client (tools/interop/hub_client.py, stubs generated from Protos/) against a real hub.
@@ -27,12 +28,13 @@ struct HubGRPCIOTests {
                 process.standardError = output
                 process.standardInput = FileHandle.nullDevice
                 try process.run()
-                let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+                let handle = output.fileHandleForReading
+                async let read = ChildProcessIO.readToEnd(handle)
                 let deadline = ContinuousClock.now + .seconds(60)
                 while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
                 if process.isRunning { process.terminate() }
                 process.waitUntilExit()
-                let text = String(decoding: await reader.value, as: UTF8.self)
+                let text = String(decoding: await read, as: UTF8.self)
                 #expect(process.terminationStatus == 0, "\(text)")
                 #expect(text.contains("PASS watch-and-rename"), "\(text)")
             }

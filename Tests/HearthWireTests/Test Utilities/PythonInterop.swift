@@ -1,4 +1,5 @@
 import Foundation
+import HearthTesting
 import Testing
 
 /// Runs the Python grpcio harness under `tools/interop` (set up by
@@ -33,7 +34,8 @@ enum PythonInterop {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let handle = output.fileHandleForReading
+        async let text = ChildProcessIO.readToEnd(handle)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -41,11 +43,11 @@ enum PythonInterop {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
-            let text = String(decoding: await reader.value, as: UTF8.self)
-            throw InteropError("\(script) did not finish within \(timeout):\n\(text)")
+            let output = String(decoding: await text, as: UTF8.self)
+            throw InteropError("\(script) did not finish within \(timeout):\n\(output)")
         }
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: await reader.value, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: await text, as: UTF8.self))
     }
 
     /// A running Python server; terminated (and its stdin closed) by ``stop()``.
@@ -68,17 +70,9 @@ enum PythonInterop {
             process.standardError = FileHandle.standardError
             try process.run()
             let handle = stdout.fileHandleForReading
-            let line = try await Task.detached { () throws -> String in
-                var buffer = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { throw InteropError("echo_server.py exited before listening") }
-                    buffer.append(chunk)
-                    if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        return String(decoding: buffer[..<newline], as: UTF8.self)
-                    }
-                }
-            }.value
+            guard let line = await ChildProcessIO.readFirstLine(handle) else {
+                throw InteropError("echo_server.py exited before listening")
+            }
             guard line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)) else {
                 process.terminate()
                 throw InteropError("unexpected first line from echo_server.py: \(line)")

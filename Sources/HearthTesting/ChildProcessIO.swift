@@ -1,0 +1,33 @@
+public import Foundation
+import Dispatch
+
+/// Reading a child process's pipes without blocking Swift's cooperative thread pool.
+///
+/// A blocking read (`readDataToEndOfFile`, `availableData`) inside a `Task` holds one of the pool's threads
+/// (two on a 2-core machine) until the child writes or exits; two such reads starve every other task in
+/// the process. These run the blocking read on a Dispatch global queue instead.
+public enum ChildProcessIO {
+    /// Everything `handle` yields until end of file.
+    public static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        }
+    }
+
+    /// The first line `handle` yields (without the newline), or nil if it reaches end of file first.
+    public static func readFirstLine(_ handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var buffer = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return continuation.resume(returning: nil) }
+                    buffer.append(chunk)
+                    if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        return continuation.resume(returning: String(decoding: buffer[..<newline], as: UTF8.self))
+                    }
+                }
+            }
+        }
+    }
+}
