@@ -46,7 +46,10 @@ struct HearthHubCommand: AsyncParsableCommand {
         if let structures = file.structures, !structures.isEmpty {
             configuration.engine.initialStructures = structures.map { ($0.id, $0.name) }
         }
-        if let retained = file.retainedChanges { configuration.engine.retainedChanges = retained }
+        if let retained = file.retainedChanges {
+            guard retained >= 1 else { throw ConfigError("config: retained_changes must be at least 1, got \(retained)") }
+            configuration.engine.retainedChanges = retained
+        }
         if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
         if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
         configuration.tokens = try file.tokens()

@@ -33,7 +33,7 @@ struct HubConfigFile: Decodable {
 
     init() {}
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, socket, structures, clients, drivers
         case dataDir = "data_dir"
         case retainedChanges = "retained_changes"
@@ -47,6 +47,14 @@ struct HubConfigFile: Decodable {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigError("cannot read config file \(path): \(error.localizedDescription)")
+        }
+        // A misspelt key would otherwise be ignored without a word.
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let known = Set(CodingKeys.allCases.map(\.rawValue))
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ConfigError(
+                    "config file \(path): unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+            }
         }
         do {
             return try JSONDecoder().decode(HubConfigFile.self, from: data)

@@ -54,7 +54,7 @@ extension HubEngine {
             structureID: existing?.structureID ?? defaultStructureID, roomID: existing?.roomID,
             name: existing?.name ?? Names.cut(suggested), isMatterDevice: announced.isMatterDevice, types: types,
             revision: revision)
-        if let existing, Self.sameIgnoringRevisions(existing, device) { return nil }
+        if let existing, existing.withoutRevisions == device.withoutRevisions { return nil }
         graph.devices[id] = device
         return .device(device, previousStructureID: existing?.structureID)
     }
@@ -167,17 +167,8 @@ extension HubEngine {
     func setConnectivity(ofDriver driver: String, to state: ConnectivityState) {
         let revision = upcomingRevision
         var changes: [GraphChange] = []
-        for var device in graph.devices(ofDriver: driver).sorted(by: { $0.id < $1.id }) {
-            var changed = false
-            for t in device.types.indices {
-                for i in device.types[t].traits.indices where device.types[t].traits[i].connectivity != state {
-                    device.types[t].traits[i].connectivity = state
-                    device.types[t].traits[i].revision = revision
-                    changed = true
-                }
-            }
-            guard changed else { continue }
-            device.revision = revision
+        for var device in graph.devices(ofDriver: driver).sorted(by: { $0.id < $1.id })
+        where device.setAllTraits(connectivity: state, confirmed: nil, revision: revision) {
             graph.devices[device.id] = device
             changes.append(.device(device, previousStructureID: device.structureID))
         }
@@ -240,16 +231,6 @@ extension HubEngine {
                     traits: traits.sorted { $0.traitID < $1.traitID }))
         }
         return types.sorted { $0.endpoint < $1.endpoint }
-    }
-
-    static func sameIgnoringRevisions(_ a: DeviceRecord, _ b: DeviceRecord) -> Bool {
-        var a = a
-        var b = b
-        a.revision = 0
-        b.revision = 0
-        for t in a.types.indices { for i in a.types[t].traits.indices { a.types[t].traits[i].revision = 0 } }
-        for t in b.types.indices { for i in b.types[t].traits.indices { b.types[t].traits[i].revision = 0 } }
-        return a == b
     }
 
     static func rejection(_ subject: String, _ code: HubError.Code, _ message: String) -> Hearth_V1_Rejection {

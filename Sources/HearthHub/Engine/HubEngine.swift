@@ -21,7 +21,7 @@ public actor HubEngine {
     public struct Configuration: Sendable {
         /// Where `hub.sqlite` lives.
         public var dataDirectory: URL
-        /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers.
+        /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers; at least 1.
         public var retainedChanges = 100_000
         /// Structures created on first start (id, name); devices a driver announces go into the first.
         public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
@@ -33,15 +33,16 @@ public actor HubEngine {
         }
     }
 
+    /// What the next group commit writes: the log entries, and the newest value of each changed object.
     struct Pending {
-        var batch = StoreBatch(revision: 0)
+        var log: [LogEntry] = []
         var structures: [String: StructureRecord] = [:]
         var rooms: [String: RoomRecord] = [:]
         var devices: [String: DeviceRecord] = [:]
         var removedRooms: Set<String> = []
         var removedDevices: Set<String> = []
         var waiters: [CheckedContinuation<Void, any Error>] = []
-        var isEmpty: Bool { batch.log.isEmpty && waiters.isEmpty }
+        var isEmpty: Bool { log.isEmpty && waiters.isEmpty }
     }
 
     let configuration: Configuration
@@ -50,6 +51,8 @@ public actor HubEngine {
     var graph: HomeGraph
     var validator: Validator
     var pending = Pending()
+    /// The stored change log holds nothing at or below this revision.
+    var prunedThrough: UInt64 = 0
     var connectedDrivers: Set<String> = []
     let logger: Logger
     private let commitSignal: AsyncStream<Void>.Continuation
@@ -97,23 +100,10 @@ public actor HubEngine {
             graph.structures[id] = structure
             changes.append(.structure(structure))
         }
-        for device in graph.devices.values.sorted(by: { $0.id < $1.id }) {
-            var updated = device
-            var changed = false
-            for t in updated.types.indices {
-                for i in updated.types[t].traits.indices
-                where updated.types[t].traits[i].confirmed || updated.types[t].traits[i].connectivity != .unknown {
-                    updated.types[t].traits[i].confirmed = false
-                    updated.types[t].traits[i].connectivity = .unknown
-                    updated.types[t].traits[i].revision = revision
-                    changed = true
-                }
-            }
-            if changed {
-                updated.revision = revision
-                graph.devices[device.id] = updated
-                changes.append(.device(updated, previousStructureID: nil))
-            }
+        for var device in graph.devices.values.sorted(by: { $0.id < $1.id })
+        where device.setAllTraits(connectivity: .unknown, confirmed: false, revision: revision) {
+            graph.devices[device.id] = device
+            changes.append(.device(device, previousStructureID: device.structureID))
         }
         if !changes.isEmpty { _ = try? record(changes) }
     }
@@ -138,25 +128,24 @@ public actor HubEngine {
         while !pending.isEmpty {
             let taken = pending
             pending = Pending()
-            var batch = taken.batch
-            batch.revision = graph.revision
-            batch.structures = Array(taken.structures.values)
-            batch.rooms = Array(taken.rooms.values)
-            batch.devices = Array(taken.devices.values)
-            batch.removedRooms = Array(taken.removedRooms)
-            batch.removedDevices = Array(taken.removedDevices)
-            if let last = batch.log.last, last.revision > UInt64(configuration.retainedChanges) * 2 {
-                batch.pruneLogThrough = changeLog.oldestResumable
-            }
-            let through = batch.log.last?.revision ?? changeLog.published
+            let through = taken.log.last?.revision ?? changeLog.published
+            let prune = changeLog.oldestResumable
+            let batch = StoreBatch(
+                revision: through, structures: Array(taken.structures.values), rooms: Array(taken.rooms.values),
+                removedRooms: Array(taken.removedRooms), devices: Array(taken.devices.values),
+                removedDevices: Array(taken.removedDevices), log: taken.log,
+                pruneLogThrough: prune > prunedThrough ? prune : 0)
             do {
                 if !batch.isEmpty { try await store.commit(batch) }
                 changeLog.publish(batch.log, through: through)
+                prunedThrough = max(prunedThrough, batch.pruneLogThrough)
                 for waiter in taken.waiters { waiter.resume() }
             } catch {
                 logger.error("hub.commit.failed", metadata: ["error": "\(error)"])
                 for waiter in taken.waiters {
-                    waiter.resume(throwing: HubError(.unavailable, "the hub could not store the change: \(error)"))
+                    waiter.resume(
+                        throwing: HubError(
+                            .unavailable, "the hub could not store the change yet (\(error)); it keeps retrying"))
                 }
                 // Nothing of the batch was published; keep its data for the next attempt.
                 merge(back: taken)
@@ -168,7 +157,7 @@ public actor HubEngine {
     private func merge(back taken: Pending) {
         var merged = taken
         merged.waiters = pending.waiters
-        merged.batch.log.append(contentsOf: pending.batch.log)
+        merged.log.append(contentsOf: pending.log)
         merged.structures.merge(pending.structures) { _, new in new }
         merged.rooms.merge(pending.rooms) { _, new in new }
         merged.devices.merge(pending.devices) { _, new in new }
@@ -184,7 +173,7 @@ public actor HubEngine {
     func record(_ changes: [GraphChange]) throws -> UInt64 {
         let revision = graph.nextRevision()
         for change in changes {
-            pending.batch.log.append(try change.logEntry(revision: revision))
+            pending.log.append(try change.logEntry(revision: revision))
             switch change {
             case .structure(let s):
                 pending.structures[s.id] = s

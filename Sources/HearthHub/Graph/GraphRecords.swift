@@ -64,6 +64,35 @@ public struct DeviceRecord: Hashable, Sendable {
 
     func typeIndex(endpoint: UInt32) -> Int? { types.firstIndex { $0.endpoint == endpoint } }
 
+    /// Sets every trait's connectivity (and, if given, `confirmed`) and stamps what changed with `revision`.
+    /// Returns whether anything changed.
+    mutating func setAllTraits(connectivity: ConnectivityState, confirmed: Bool?, revision: UInt64) -> Bool {
+        var changed = false
+        for t in types.indices {
+            for i in types[t].traits.indices {
+                var trait = types[t].traits[i]
+                trait.connectivity = connectivity
+                if let confirmed { trait.confirmed = confirmed }
+                guard trait != types[t].traits[i] else { continue }
+                trait.revision = revision
+                types[t].traits[i] = trait
+                changed = true
+            }
+        }
+        if changed { self.revision = revision }
+        return changed
+    }
+
+    /// The record with every revision zeroed, to compare content.
+    var withoutRevisions: DeviceRecord {
+        var copy = self
+        copy.revision = 0
+        for t in copy.types.indices {
+            for i in copy.types[t].traits.indices { copy.types[t].traits[i].revision = 0 }
+        }
+        return copy
+    }
+
     /// The device-type ids of all instances.
     public var deviceTypeIDs: [UInt32] { types.map(\.deviceTypeID.rawValue) }
 }

@@ -38,8 +38,8 @@ struct DriverServiceHandler: WireService {
                         for await message in outbound { try await writer.write(message) }
                     }
                     group.addTask {
-                        var iterator = requests.makeAsyncIterator()
-                        while let message = try await iterator.next() {
+                        // The rest of the stream, after Hello (the iterator holds no state of its own).
+                        for try await message in requests {
                             try await handle(message, driver: driver, serial: serial)
                         }
                     }

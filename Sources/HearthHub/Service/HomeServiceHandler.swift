@@ -15,8 +15,8 @@ struct HomeServiceHandler: WireService {
 
     /// The watch method with pre-encoded responses (the client side decodes `WatchResponse`).
     static let rawWatch = MethodDescriptor<Hearth_V1_WatchRequest, [UInt8]>(
-        service: HomeMethods.service, method: "Watch", kind: .serverStreaming,
-        requestCodec: .protobuf,
+        service: HomeMethods.watch.service, method: HomeMethods.watch.method, kind: HomeMethods.watch.kind,
+        requestCodec: HomeMethods.watch.requestCodec,
         responseCodec: MessageCodec(serialize: { $0 }, deserialize: { Array($0.readableBytesView) }))
 
     func register(into router: inout ServiceRouter) {
@@ -84,45 +84,55 @@ struct HomeServiceHandler: WireService {
         router.registerUnary(HomeMethods.sendCommand) { request, context in
             try await mapped {
                 let route = try await engine.routeCommand(request, by: try user(context))
-                let result = try await sessions.call(driver: route.driverID, timeout: timeout(context)) { id in
-                    var command = Hearth_V1_CommandRequest()
-                    command.correlationID = id
-                    command.deviceID = route.localID
-                    command.endpoint = request.endpoint
-                    command.traitID = request.traitID
-                    command.commandID = request.commandID
-                    command.fields = request.fields
-                    command.timeoutMs = Self.milliseconds(timeout(context))
-                    var message = Hearth_V1_HubMessage()
-                    message.command = command
-                    return message
+                let result = try await callDriver(route, context) { id, timeoutMs in
+                    .with {
+                        $0.command = .with {
+                            $0.correlationID = id
+                            $0.deviceID = route.localID
+                            $0.endpoint = request.endpoint
+                            $0.traitID = request.traitID
+                            $0.commandID = request.commandID
+                            $0.fields = request.fields
+                            $0.timeoutMs = timeoutMs
+                        }
+                    }
                 }
-                try Self.check(result)
                 try await engine.validateResponse(request, result.fields)
-                var response = Hearth_V1_SendCommandResponse()
-                response.fields = result.fields
-                return response
+                return .with { $0.fields = result.fields }
             }
         }
         router.registerUnary(HomeMethods.writeAttributes) { request, context in
             try await mapped {
                 let route = try await engine.routeWrite(request, by: try user(context))
-                let result = try await sessions.call(driver: route.driverID, timeout: timeout(context)) { id in
-                    var write = Hearth_V1_WriteRequest()
-                    write.correlationID = id
-                    write.deviceID = route.localID
-                    write.endpoint = request.endpoint
-                    write.traitID = request.traitID
-                    write.attributes = request.attributes
-                    write.timeoutMs = Self.milliseconds(timeout(context))
-                    var message = Hearth_V1_HubMessage()
-                    message.write = write
-                    return message
+                _ = try await callDriver(route, context) { id, timeoutMs in
+                    .with {
+                        $0.write = .with {
+                            $0.correlationID = id
+                            $0.deviceID = route.localID
+                            $0.endpoint = request.endpoint
+                            $0.traitID = request.traitID
+                            $0.attributes = request.attributes
+                            $0.timeoutMs = timeoutMs
+                        }
+                    }
                 }
-                try Self.check(result)
                 return Hearth_V1_WriteAttributesResponse()
             }
         }
+    }
+
+    /// Sends a request to the route's driver with the caller's remaining time (or the default) and returns
+    /// the driver's successful result; a driver's failure becomes the caller's error, code and message kept.
+    private func callDriver(
+        _ route: Route, _ context: ServerContext, _ build: (_ correlation: UInt64, _ timeoutMs: UInt32) -> Hearth_V1_HubMessage
+    ) async throws -> Hearth_V1_CommandResult {
+        let timeout = context.deadline.map { max(.zero, $0 - .now) } ?? defaultCommandTimeout
+        let timeoutMs = Self.milliseconds(timeout)
+        let result = try await sessions.call(driver: route.driverID, timeout: timeout) { build($0, timeoutMs) }
+        guard result.errorCode == 0 else {
+            throw RPCError(code: Status.Code(rawValue: Int(result.errorCode)), message: result.errorMessage)
+        }
+        return result
     }
 
     private func user(_ context: ServerContext) throws -> UserAccess {
@@ -134,21 +144,9 @@ struct HomeServiceHandler: WireService {
         }
     }
 
-    /// The caller's remaining time, or the default when it set none.
-    private func timeout(_ context: ServerContext) -> Duration {
-        guard let deadline = context.deadline else { return defaultCommandTimeout }
-        return max(.zero, deadline - .now)
-    }
-
     static func milliseconds(_ duration: Duration) -> UInt32 {
         let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return UInt32(clamping: max(ms, 0))
-    }
-
-    /// A driver's failure becomes the caller's error, with the driver's code and message.
-    static func check(_ result: Hearth_V1_CommandResult) throws {
-        guard result.errorCode != 0 else { return }
-        throw RPCError(code: Status.Code(rawValue: Int(result.errorCode)), message: result.errorMessage)
     }
 }
 

@@ -20,6 +20,7 @@ struct StoredHome: Sendable {
 
 /// One group commit: the newest value of every object that changed, and the log entries.
 struct StoreBatch: Sendable {
+    /// The newest revision in the batch (stored as the hub's revision).
     var revision: UInt64
     var structures: [StructureRecord] = []
     var rooms: [RoomRecord] = []

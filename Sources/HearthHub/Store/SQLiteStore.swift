@@ -75,33 +75,25 @@ final class SQLiteStore: HubStore {
 
     func commit(_ batch: StoreBatch) async throws {
         try await queue.write { db in
-            for s in batch.structures {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
-                    arguments: [s.id, Data(try s.proto.serializedBytes() as [UInt8])])
+            func run(_ sql: String, _ rows: [StatementArguments]) throws {
+                guard !rows.isEmpty else { return }
+                let statement = try db.cachedStatement(sql: sql)
+                for arguments in rows { try statement.execute(arguments: arguments) }
             }
-            for r in batch.rooms {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
-                    arguments: [r.id, Data(try r.proto.serializedBytes() as [UInt8])])
-            }
-            for id in batch.removedRooms {
-                try db.execute(sql: "DELETE FROM rooms WHERE id = ?", arguments: [id])
-            }
-            for d in batch.devices {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
-                    arguments: [d.id, d.localID, Data(try d.proto.serializedBytes() as [UInt8])])
-            }
-            for id in batch.removedDevices {
-                try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id])
-            }
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)")
-            for entry in batch.log {
-                try insert.execute(
-                    arguments: [Int64(entry.revision), entry.route.previousStructureID, Data(entry.change)])
-            }
+            try run(
+                "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
+                try batch.structures.map { [$0.id, try Self.blob($0.proto)] })
+            try run(
+                "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
+                try batch.rooms.map { [$0.id, try Self.blob($0.proto)] })
+            try run("DELETE FROM rooms WHERE id = ?", batch.removedRooms.map { [$0] })
+            try run(
+                "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
+                try batch.devices.map { [$0.id, $0.localID, try Self.blob($0.proto)] })
+            try run("DELETE FROM devices WHERE id = ?", batch.removedDevices.map { [$0] })
+            try run(
+                "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)",
+                batch.log.map { [Int64($0.revision), $0.route.previousStructureID, Data($0.change)] })
             if batch.pruneLogThrough > 0 {
                 try db.execute(
                     sql: "DELETE FROM change_log WHERE revision <= ?", arguments: [Int64(batch.pruneLogThrough)])
@@ -109,6 +101,10 @@ final class SQLiteStore: HubStore {
             try db.execute(
                 sql: "UPDATE meta SET value = ? WHERE key = 'revision'", arguments: [String(batch.revision)])
         }
+    }
+
+    private static func blob(_ message: some SwiftProtobuf.Message) throws -> Data {
+        try message.serializedData()
     }
 
     private static func bytes(_ value: DatabaseValue) -> [UInt8] {

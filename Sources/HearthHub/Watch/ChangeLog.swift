@@ -13,26 +13,46 @@ final class ChangeLog: Sendable {
         var published: UInt64
         /// A watch may resume from any revision ≥ this.
         var oldestResumable: UInt64
-        var waiters: [Int: AsyncStream<Void>.Continuation] = [:]
-        var nextWaiter = 0
+        var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var nextSubscriber = 0
+
+        /// The index of the first entry after `cursor`.
+        func firstIndex(after cursor: UInt64) -> Int {
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].revision <= cursor { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
     }
 
     enum Read {
-        /// Entries after the cursor (whole revisions), and the revision to continue from.
-        case entries([LogEntry], through: UInt64)
+        /// Entries after the cursor (whole revisions), the revision to continue from, and whether the backlog
+        /// was long enough that they should be coalesced.
+        case entries([LogEntry], through: UInt64, coalesce: Bool)
         /// The cursor is older than the ring holds.
         case evicted
+    }
+
+    /// A watcher's doorbell: rings (at most one pending ring) whenever something is published.
+    struct Subscription: Sendable {
+        let id: Int
+        let rings: AsyncStream<Void>
+        /// Rings it from elsewhere (a watcher's progress ticker).
+        let ring: AsyncStream<Void>.Continuation
     }
 
     let capacity: Int
     private let state: Mutex<State>
 
     /// - Parameters:
-    ///   - capacity: entries kept for resuming and for slow watchers.
+    ///   - capacity: entries kept for resuming and for slow watchers (at least 1).
     ///   - published: the committed revision at start.
     ///   - history: stored entries, oldest first, all ≤ `published`.
     init(capacity: Int, published: UInt64, history: [LogEntry]) {
-        self.capacity = max(capacity, 16)
+        self.capacity = max(capacity, 1)
         // Keep the newest entries, never splitting a revision at the ring's start.
         var start = max(0, history.count - self.capacity)
         while start > 0, start < history.count, history[start].revision == history[start - 1].revision { start += 1 }
@@ -45,9 +65,9 @@ final class ChangeLog: Sendable {
     var published: UInt64 { state.withLock { $0.published } }
     var oldestResumable: UInt64 { state.withLock { $0.oldestResumable } }
 
-    /// Appends the entries of committed revisions (in order) and wakes every watcher.
+    /// Appends the entries of committed revisions (in order) and rings every subscriber.
     func publish(_ new: [LogEntry], through revision: UInt64) {
-        let waiters = state.withLock { s -> [AsyncStream<Void>.Continuation] in
+        let subscribers = state.withLock { s -> [AsyncStream<Void>.Continuation] in
             s.entries.append(contentsOf: new)
             if s.entries.count > capacity {
                 // Evict whole revisions only.
@@ -57,73 +77,44 @@ final class ChangeLog: Sendable {
                 s.entries.removeFirst(drop)
             }
             s.published = max(s.published, revision)
-            return Array(s.waiters.values)
+            return Array(s.subscribers.values)
         }
-        for waiter in waiters { waiter.yield() }
+        for subscriber in subscribers { subscriber.yield() }
     }
 
-    /// Entries after `cursor`: at most about `limit` (never splitting a revision), or all when `limit` is nil.
-    func read(after cursor: UInt64, limit: Int?) -> Read {
+    /// Entries after `cursor`: at most about `limit` (never splitting a revision); or, when more than
+    /// `readAllAbove` are waiting, all of them, to be coalesced.
+    func read(after cursor: UInt64, limit: Int, readAllAbove: Int) -> Read {
         state.withLock { s in
             if cursor < s.oldestResumable { return .evicted }
-            guard cursor < s.published else { return .entries([], through: cursor) }
-            // Binary search for the first entry after the cursor.
-            var low = 0
-            var high = s.entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if s.entries[mid].revision <= cursor { low = mid + 1 } else { high = mid }
-            }
+            let start = s.firstIndex(after: cursor)
+            let backlog = s.entries.count - start
+            guard backlog > 0 else { return .entries([], through: cursor, coalesce: false) }
             var end = s.entries.count
-            if let limit, end - low > limit {
-                end = low + limit
+            let coalesce = backlog > readAllAbove
+            if !coalesce, backlog > limit {
+                end = start + limit
                 while end < s.entries.count, s.entries[end].revision == s.entries[end - 1].revision { end += 1 }
             }
-            let slice = Array(s.entries[low..<end])
-            let through = end == s.entries.count ? s.published : slice.last?.revision ?? cursor
-            return .entries(slice, through: through)
+            let slice = Array(s.entries[start..<end])
+            let through = end == s.entries.count ? s.published : slice[slice.count - 1].revision
+            return .entries(slice, through: through, coalesce: coalesce)
         }
     }
 
-    /// How many entries lie after `cursor`.
-    func backlog(after cursor: UInt64) -> Int {
-        state.withLock { s in
-            guard let last = s.entries.last, last.revision > cursor else { return 0 }
-            var low = 0
-            var high = s.entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if s.entries[mid].revision <= cursor { low = mid + 1 } else { high = mid }
-            }
-            return s.entries.count - low
+    /// A doorbell for one watcher; ``unsubscribe(_:)`` it when the watcher ends.
+    func subscribe() -> Subscription {
+        let (rings, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { s in
+            defer { s.nextSubscriber += 1 }
+            s.subscribers[s.nextSubscriber] = ring
+            return s.nextSubscriber
         }
+        return Subscription(id: id, rings: rings, ring: ring)
     }
 
-    /// Waits until the published revision passes `cursor`, or `timeout` elapses. Returns whether it passed.
-    func waitForChanges(after cursor: UInt64, timeout: Duration) async -> Bool {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let (id, ready) = state.withLock { s -> (Int, Bool) in
-            if s.published > cursor { return (-1, true) }
-            let id = s.nextWaiter
-            s.nextWaiter += 1
-            s.waiters[id] = continuation
-            return (id, false)
-        }
-        if ready { return true }
-        defer { _ = state.withLock { $0.waiters.removeValue(forKey: id) } }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in stream { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            continuation.finish()
-            return first || self.published > cursor
-        }
+    func unsubscribe(_ subscription: Subscription) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: subscription.id) }
+        subscription.ring.finish()
     }
 }

@@ -31,35 +31,60 @@ struct LogEntry: Sendable {
     var route: ChangeRoute
     /// `WatchResponse` field 1 (tag, length, `Change` bytes): responses are concatenations of these.
     var framed: [UInt8]
-    /// The change as stored (the `Change` message bytes).
-    var change: [UInt8]
+    /// Where the `Change` bytes start in ``framed``.
+    private var headerLength: Int
     /// For a device that left a structure: the `device_removed` change its old structure's watchers get.
     var framedMovedOut: [UInt8]?
 
-    init(revision: UInt64, change: Hearth_V1_Change, key: CoalesceKey?, route: ChangeRoute) throws {
-        self.revision = revision
-        self.key = key
-        self.route = route
-        self.change = try change.serializedBytes()
-        self.framed = Self.frame(self.change)
-        if let previous = route.previousStructureID, previous != route.structureID, let deviceID = route.deviceID {
+    /// The change as stored (the `Change` message bytes).
+    var change: ArraySlice<UInt8> { framed[headerLength...] }
+
+    /// An entry for `change`, routed with `device` (the device it concerns, as of the change; nil for
+    /// structures and rooms, or when unknown).
+    init(_ change: Hearth_V1_Change, previousStructureID: String?, device: DeviceRecord?) throws {
+        try self.init(
+            change: change, bytes: try change.serializedBytes(), previousStructureID: previousStructureID, device: device)
+    }
+
+    /// Rebuilds an entry from its stored `Change` bytes (after a restart), routing it with the graph as loaded.
+    init(stored bytes: [UInt8], previousStructureID: String?, graph: HomeGraph) throws {
+        let change = try Hearth_V1_Change(serializedBytes: bytes)
+        let deviceID: String? =
+            switch change.kind {
+            case .deviceRemoved(let id): id
+            case .trait(let t): t.deviceID
+            case .event(let e): e.deviceID
+            default: nil
+            }
+        try self.init(
+            change: change, bytes: bytes, previousStructureID: previousStructureID,
+            device: deviceID.flatMap { graph.devices[$0] })
+    }
+
+    private init(change: Hearth_V1_Change, bytes: [UInt8], previousStructureID: String?, device: DeviceRecord?) throws {
+        revision = change.revision
+        (key, route) = Self.routing(of: change, device: device)
+        route.previousStructureID = previousStructureID
+        var framed: [UInt8] = [0x0A]
+        framed.reserveCapacity(bytes.count + 6)
+        WatchResponseBytes.appendVarint(UInt64(bytes.count), to: &framed)
+        headerLength = framed.count
+        framed.append(contentsOf: bytes)
+        self.framed = framed
+        if let previousStructureID, previousStructureID != route.structureID, let deviceID = route.deviceID {
             var removed = Hearth_V1_Change()
             removed.revision = revision
             removed.deviceRemoved = deviceID
-            self.framedMovedOut = Self.frame(try removed.serializedBytes())
+            framedMovedOut = Self.frame(try removed.serializedBytes())
         }
     }
 
-    /// Rebuilds an entry from its stored `Change` bytes, routing it with the graph as loaded.
-    init(stored bytes: [UInt8], previousStructureID: String?, graph: HomeGraph) throws {
-        let change = try Hearth_V1_Change(serializedBytes: bytes)
-        var (key, route) = Self.routing(of: change, graph: graph)
-        route.previousStructureID = previousStructureID
-        try self.init(revision: change.revision, change: change, key: key, route: route)
-    }
-
-    /// Key and route of a decoded change (used after a restart).
-    static func routing(of change: Hearth_V1_Change, graph: HomeGraph) -> (CoalesceKey?, ChangeRoute) {
+    /// Key and route of a change; `device` supplies what the change itself does not carry (the structure and
+    /// types of the device a trait change, event or removal concerns).
+    private static func routing(of change: Hearth_V1_Change, device: DeviceRecord?) -> (CoalesceKey?, ChangeRoute) {
+        let deviceRoute = { (id: String, trait: UInt32?) in
+            ChangeRoute(structureID: device?.structureID, deviceID: id, deviceTypes: device?.deviceTypeIDs ?? [], traitID: trait)
+        }
         switch change.kind {
         case .structure(let s):
             return (.structure(s.id), ChangeRoute(structureID: s.id, isContext: true))
@@ -70,34 +95,16 @@ struct LogEntry: Sendable {
         case .roomRemoved(let r):
             return (.room(r.roomID), ChangeRoute(structureID: r.structureID, isContext: true))
         case .device(let d):
-            return (
-                .device(d.id),
-                ChangeRoute(
-                    structureID: d.structureID.isEmpty ? nil : d.structureID, deviceID: d.id,
-                    deviceTypes: d.types.map(\.deviceTypeID))
-            )
+            let route = ChangeRoute(
+                structureID: d.structureID.isEmpty ? nil : d.structureID, deviceID: d.id,
+                deviceTypes: d.types.map(\.deviceTypeID))
+            return (.device(d.id), route)
         case .deviceRemoved(let id):
-            let device = graph.devices[id]
-            return (
-                .device(id),
-                ChangeRoute(structureID: device?.structureID, deviceID: id, deviceTypes: device?.deviceTypeIDs ?? [])
-            )
+            return (.device(id), deviceRoute(id, nil))
         case .trait(let t):
-            let device = graph.devices[t.deviceID]
-            return (
-                .trait(device: t.deviceID, endpoint: t.endpoint, trait: t.state.traitID),
-                ChangeRoute(
-                    structureID: device?.structureID, deviceID: t.deviceID, deviceTypes: device?.deviceTypeIDs ?? [],
-                    traitID: t.state.traitID)
-            )
+            return (.trait(device: t.deviceID, endpoint: t.endpoint, trait: t.state.traitID), deviceRoute(t.deviceID, t.state.traitID))
         case .event(let e):
-            let device = graph.devices[e.deviceID]
-            return (
-                nil,
-                ChangeRoute(
-                    structureID: device?.structureID, deviceID: e.deviceID, deviceTypes: device?.deviceTypeIDs ?? [],
-                    traitID: e.traitID)
-            )
+            return (nil, deviceRoute(e.deviceID, e.traitID))
         case nil:
             return (nil, ChangeRoute(isContext: true))
         }
@@ -121,53 +128,29 @@ extension GraphChange {
         switch self {
         case .structure(let s):
             change.structure = s.proto
-            return try LogEntry(
-                revision: revision, change: change, key: .structure(s.id),
-                route: ChangeRoute(structureID: s.id, isContext: true))
+            return try LogEntry(change, previousStructureID: nil, device: nil)
         case .room(let r):
             change.room = r.proto
-            return try LogEntry(
-                revision: revision, change: change, key: .room(r.id),
-                route: ChangeRoute(structureID: r.structureID, isContext: true))
+            return try LogEntry(change, previousStructureID: nil, device: nil)
         case .roomRemoved(let id, let structureID):
-            var removed = Hearth_V1_RoomRemoved()
-            removed.roomID = id
-            removed.structureID = structureID
-            change.roomRemoved = removed
-            return try LogEntry(
-                revision: revision, change: change, key: .room(id),
-                route: ChangeRoute(structureID: structureID, isContext: true))
+            change.roomRemoved.roomID = id
+            change.roomRemoved.structureID = structureID
+            return try LogEntry(change, previousStructureID: nil, device: nil)
         case .device(let d, let previous):
             change.device = d.proto
-            return try LogEntry(
-                revision: revision, change: change, key: .device(d.id),
-                route: ChangeRoute(
-                    structureID: d.structureID, previousStructureID: previous, deviceID: d.id,
-                    deviceTypes: d.deviceTypeIDs))
+            return try LogEntry(change, previousStructureID: previous, device: d)
         case .deviceRemoved(let d):
             change.deviceRemoved = d.id
-            return try LogEntry(
-                revision: revision, change: change, key: .device(d.id),
-                route: ChangeRoute(structureID: d.structureID, deviceID: d.id, deviceTypes: d.deviceTypeIDs))
+            return try LogEntry(change, previousStructureID: nil, device: d)
         case .trait(let d, let endpoint, let trait):
-            var t = Hearth_V1_TraitChange()
-            t.deviceID = d.id
-            t.endpoint = endpoint
-            t.state = trait.proto
-            change.trait = t
-            return try LogEntry(
-                revision: revision, change: change,
-                key: .trait(device: d.id, endpoint: endpoint, trait: trait.traitID.rawValue),
-                route: ChangeRoute(
-                    structureID: d.structureID, deviceID: d.id, deviceTypes: d.deviceTypeIDs,
-                    traitID: trait.traitID.rawValue))
+            change.trait.deviceID = d.id
+            change.trait.endpoint = endpoint
+            change.trait.state = trait.proto
+            return try LogEntry(change, previousStructureID: nil, device: d)
         case .event(let d, var event):
             event.revision = revision
             change.event = event
-            return try LogEntry(
-                revision: revision, change: change, key: nil,
-                route: ChangeRoute(
-                    structureID: d.structureID, deviceID: d.id, deviceTypes: d.deviceTypeIDs, traitID: event.traitID))
+            return try LogEntry(change, previousStructureID: nil, device: d)
         }
     }
 }

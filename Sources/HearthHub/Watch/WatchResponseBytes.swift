@@ -2,7 +2,7 @@
 /// then the marks. Protobuf allows a repeated field's elements to be concatenated, so a response costs one
 /// copy of bytes that were encoded once for every watcher.
 struct WatchResponseBytes {
-    private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
     private(set) var changeCount = 0
 
     var isEmpty: Bool { changeCount == 0 }
@@ -14,7 +14,7 @@ struct WatchResponseBytes {
     }
 
     /// Finishes the response: field 2 (revision), field 3 (synced), field 5 (epoch).
-    func finished(revision: UInt64, synced: Bool = false, epoch: String? = nil) -> [UInt8] {
+    consuming func finished(revision: UInt64, synced: Bool = false, epoch: String? = nil) -> [UInt8] {
         var out = bytes
         out.append(0x10)
         Self.appendVarint(revision, to: &out)

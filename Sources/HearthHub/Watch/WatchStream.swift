@@ -25,34 +25,48 @@ struct WatchStream {
 
     /// Runs until the client goes away (cancellation) or a relist is needed.
     func run(start: WatchStart, progressInterval: Duration?) async throws {
-        var cursor: UInt64
-        switch start {
-        case .relist(let relist):
+        if case .relist(let relist) = start {
             var response = Hearth_V1_WatchResponse()
             response.relist = relist
             response.epoch = relist.epoch
             response.revision = relist.oldestResumable
             try await send(try response.serializedBytes())
             return
+        }
+        let idle = progressInterval ?? configuration.progressInterval
+        let doorbell = log.subscribe()
+        defer { log.unsubscribe(doorbell) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Rings often enough that a silence of `idle` is noticed within a quarter of it.
+            group.addTask {
+                while (try? await Task.sleep(for: idle / 4)) != nil { doorbell.ring.yield() }
+            }
+            try await pump(start: start, idle: idle, rings: doorbell.rings)
+            group.cancelAll()
+        }
+    }
+
+    private func pump(start: WatchStart, idle: Duration, rings: AsyncStream<Void>) async throws {
+        var rings = rings.makeAsyncIterator()
+        var cursor: UInt64
+        switch start {
+        case .relist:
+            return
         case .resume(let from):
             cursor = from
             try await send(WatchResponseBytes().finished(revision: cursor, epoch: epoch))
         case .snapshot(let graph, let revision):
-            while log.published < revision { _ = await log.waitForChanges(after: log.published, timeout: .seconds(1)) }
+            while log.published < revision {
+                guard await rings.next() != nil else { return }
+            }
             try await sendSnapshot(graph, revision: revision)
             cursor = revision
         }
-        let idle = progressInterval ?? configuration.progressInterval
-        while !Task.isCancelled {
-            let backlog = log.backlog(after: cursor)
-            if backlog == 0 {
-                if await !log.waitForChanges(after: cursor, timeout: idle), !Task.isCancelled {
-                    try await send(WatchResponseBytes().finished(revision: cursor))
-                }
-                continue
-            }
-            let coalescing = backlog > configuration.coalesceAbove
-            switch log.read(after: cursor, limit: coalescing ? nil : configuration.batchEntries) {
+        var lastSent = ContinuousClock.now
+        while true {
+            let read = log.read(
+                after: cursor, limit: configuration.batchEntries, readAllAbove: configuration.coalesceAbove)
+            switch read {
             case .evicted:
                 var response = Hearth_V1_WatchResponse()
                 response.relist.reason = .tooOld
@@ -61,15 +75,25 @@ struct WatchStream {
                 response.revision = cursor
                 try await send(try response.serializedBytes())
                 return
-            case .entries(let entries, let through):
-                try await deliver(coalescing ? Self.coalesced(entries) : entries, through: through)
+            case .entries(let entries, _, _) where entries.isEmpty:
+                if ContinuousClock.now - lastSent >= idle {
+                    try await send(WatchResponseBytes().finished(revision: cursor))
+                    lastSent = .now
+                }
+                guard await rings.next() != nil else { return }  // nil: the call was cancelled
+            case .entries(let entries, let through, let coalesce):
+                if try await deliver(coalesce ? Self.coalesced(entries) : entries, through: through) {
+                    lastSent = .now
+                }
                 cursor = through
             }
         }
     }
 
-    /// Sends entries in responses of bounded size, cutting only between revisions.
-    private func deliver(_ entries: [LogEntry], through: UInt64) async throws {
+    /// Sends what the watcher may see of `entries` in responses of bounded size, cutting only between
+    /// revisions. Returns whether anything was sent.
+    private func deliver(_ entries: [LogEntry], through: UInt64) async throws -> Bool {
+        var sent = false
         var response = WatchResponseBytes()
         var index = 0
         while index < entries.count {
@@ -85,10 +109,15 @@ struct WatchStream {
             }
             if response.byteCount >= configuration.maxResponseBytes, index < entries.count {
                 try await send(response.finished(revision: revision))
+                sent = true
                 response = WatchResponseBytes()
             }
         }
-        if !response.isEmpty { try await send(response.finished(revision: through)) }
+        if !response.isEmpty {
+            try await send(response.finished(revision: through))
+            sent = true
+        }
+        return sent
     }
 
     /// The newest entry per object, and every event, in revision order.
@@ -103,35 +132,32 @@ struct WatchStream {
         }
     }
 
-    /// The graph as changes at `revision`, in bounded responses; the last is marked synced.
+    /// The graph as changes at `revision`, encoded as they are sent, in bounded responses; the last is
+    /// marked synced. Intermediate responses carry revision 0: a stream cut there restarts from 0.
     private func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
-        var changes: [Hearth_V1_Change] = []
-        func add(_ kind: Hearth_V1_Change.OneOf_Kind) {
+        var response = WatchResponseBytes()
+        var first = true
+        func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
             var change = Hearth_V1_Change()
             change.revision = revision
             change.kind = kind
-            changes.append(change)
-        }
-        for s in graph.structures.values.sorted(by: { $0.id < $1.id })
-        where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
-            add(.structure(s.proto))
-        }
-        for r in graph.rooms.values.sorted(by: { $0.id < $1.id })
-        where filter.sees(ChangeRoute(structureID: r.structureID, isContext: true), structure: r.structureID) {
-            add(.room(r.proto))
-        }
-        for d in graph.devices.values.sorted(by: { $0.id < $1.id }) where filter.sees(d) {
-            add(.device(d.proto))
-        }
-        var response = WatchResponseBytes()
-        var first = true
-        for change in changes {
             response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
             if response.byteCount >= configuration.maxResponseBytes {
                 try await send(response.finished(revision: 0, epoch: first ? epoch : nil))
                 first = false
                 response = WatchResponseBytes()
             }
+        }
+        for s in graph.structures.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
+            try await add(.structure(s.proto))
+        }
+        for r in graph.rooms.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: r.structureID, isContext: true), structure: r.structureID) {
+            try await add(.room(r.proto))
+        }
+        for d in graph.devices.values.sorted(by: { $0.id < $1.id }) where filter.sees(d) {
+            try await add(.device(d.proto))
         }
         try await send(response.finished(revision: revision, synced: true, epoch: first ? epoch : nil))
     }

@@ -312,8 +312,8 @@ public nonisolated struct Hearth_V1_TraitReport: Sendable {
 
   public var attributes: [Hearth_V1_Attribute] = []
 
-  /// UNKNOWN leaves the trait's connectivity as it is; a report otherwise
-  /// marks the trait online.
+  /// Unset (UNKNOWN): the report marks the trait online and confirmed. Set it
+  /// to say otherwise, e.g. OFFLINE for a device the driver lost touch with.
   public var connectivity: Hearth_V1_ConnectivityState = .unknown
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

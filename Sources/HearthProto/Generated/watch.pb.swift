@@ -114,7 +114,8 @@ public nonisolated struct Hearth_V1_WatchResponse: Sendable {
   /// Clears the value of `relist`. Subsequent reads from it will return its default value.
   public mutating func clearRelist() {self._relist = nil}
 
-  /// The hub epoch; on the first response of every stream.
+  /// The hub epoch; on the first response of every stream. A resumed stream's
+  /// first response carries only `revision` (the resume point) and `epoch`.
   public var epoch: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
