@@ -52,6 +52,9 @@ final class HubProcess: Sendable {
 /// Room names the hub acknowledged, by room id.
 final class Acknowledged: Sendable {
     let names = Mutex<[String: String]>([:])
+    /// Renames acknowledged so far (all rooms).
+    let acknowledgements = Atomic<Int>(0)
+    var count: Int { acknowledgements.load(ordering: .relaxed) }
 }
 
 enum HubProcessError: Error {
@@ -91,19 +94,24 @@ struct HubCrashTests {
                             do {
                                 let stored = try await client.call(HomeMethods.renameRoom, .with { $0.roomID = room; $0.name = name }, timeout: .seconds(5))
                                 acknowledged.names.withLock { $0[room] = stored.name }
+                                acknowledged.acknowledgements.add(1, ordering: .relaxed)
                             } catch {
                                 return  // the hub is gone
                             }
                         }
                     }
                 }
-                try await Task.sleep(for: .milliseconds(400))
+                // Kill once a good number of renames is acknowledged (bounded wait), mid-burst.
+                for _ in 0..<2000 where acknowledged.count < 100 {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
                 first.kill()
                 try await group.waitForAll()
             }
             client.wire.close()
             let acked = acknowledged.names.withLock { $0 }
-            #expect(acked.count > 10, "too few renames were acknowledged before the kill to test anything")
+            #expect(acknowledged.count >= 100, "too few renames were acknowledged before the kill to test anything")
+            #expect(acked.count > 10, "too few rooms were renamed before the kill to test anything")
 
             let second = try await HubProcess(directory: data, config: config)
             defer { second.terminate() }

@@ -12,13 +12,20 @@ struct HubWatchTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let room = try await client.call(HomeMethods.createRoom, .with { $0.structureID = "home"; $0.name = "Kitchen" })
-                async let watched = client.watch(.from(0)) { seen in
-                    seen.changes.contains { $0.room.name == "Cuisine" }
+                // Rename only once the snapshot is complete, so the new name can arrive only as a live change.
+                let responses = try await client.wire.serverStreaming(
+                    HomeMethods.watch, request: .from(0), options: HubClient.options(Tokens.admin)
+                ) { stream in
+                    var seen: [Hearth_V1_WatchResponse] = []
+                    for try await response in stream {
+                        seen.append(response)
+                        if response.synced {
+                            _ = try await client.call(HomeMethods.renameRoom, .with { $0.roomID = room.id; $0.name = "Cuisine" })
+                        }
+                        if seen.changes.contains(where: { $0.room.name == "Cuisine" }) || seen.count > 100 { break }
+                    }
+                    return seen
                 }
-                // Renames go on while the watch starts; the watch must show the final name after its snapshot.
-                try await Task.sleep(for: .milliseconds(200))
-                _ = try await client.call(HomeMethods.renameRoom, .with { $0.roomID = room.id; $0.name = "Cuisine" })
-                let responses = try await watched
                 #expect(responses.first?.epoch.isEmpty == false)
                 let syncedAt = try #require(responses.firstIndex { $0.synced })
                 let snapshot = Array(responses[...syncedAt]).changes

@@ -59,7 +59,12 @@ func onOffLight(_ id: String, name: String = "Lamp", on: Bool = false) -> Hearth
 func withTestDriver<T: Sendable>(
     _ client: HubClient, token: String = Tokens.lights, devices: [Hearth_V1_DeviceAnnouncement],
     respond: @escaping TestDriver.Responder = { message in
-        Hearth_V1_CommandResult.with { $0.correlationID = message.command.correlationID + message.write.correlationID }
+        // Succeeds with no response fields.
+        switch message.kind {
+        case .command(let command): .with { $0.correlationID = command.correlationID }
+        case .write(let write): .with { $0.correlationID = write.correlationID }
+        default: nil
+        }
     },
     _ body: @escaping @Sendable (TestDriver) async throws -> T
 ) async throws -> T {

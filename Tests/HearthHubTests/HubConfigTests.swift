@@ -1,0 +1,39 @@
+import Foundation
+import HearthTesting
+import Testing
+
+@Suite("hearth-hub's config file")
+struct HubConfigTests {
+    /// Runs `hearth-hub --config` on `json`; returns its exit status and standard error.
+    static func run(config json: String, in dir: URL) async throws -> (Int32, String) {
+        let config = dir.appendingPathComponent("hub.json")
+        try json.write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = HubProcess.executable
+        process.arguments = ["--config", config.path, "--data-dir", dir.appendingPathComponent("data").path, "--listen", "127.0.0.1:0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = await ChildProcessIO.readToEnd(errors.fileHandleForReading)
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+    }
+
+    @Test(
+        "a bad config is refused at start with a message naming the problem",
+        arguments: [
+            (#"{"retainedChanges": 5}"#, "unknown key 'retainedChanges'"),
+            (#"{"retained_changes": 0}"#, "retained_changes must be at least 1"),
+            (#"{"clients": [{"token": "t", "user": "u"}]}"#, "missing 'role'"),
+            (#"{"clients": [{"token": "t", "user": "a", "role": "admin"}, {"token": "t", "user": "b", "role": "viewer"}]}"#, "a token is used twice"),
+            ("{not json", "not valid JSON"),
+        ])
+    func refusesBadConfig(json: String, message: String) async throws {
+        try await withTemporaryDirectory { dir in
+            let (status, errors) = try await Self.run(config: json, in: dir)
+            #expect(status != 0)
+            #expect(errors.contains(message), "stderr: \(errors)")
+        }
+    }
+}
