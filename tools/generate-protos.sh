@@ -14,7 +14,6 @@ set -euo pipefail
 MAPPINGS=(
   "grpc/health/v1  Sources/HearthWire/Health/Generated"
   "hearth/echo/v1  Sources/HearthTesting/Generated"
-  "hearth/echo/v1  tools/Benchmarks/Sources/grpc-swift-echo-server/Generated"
   "hearth/v1       Sources/HearthProto/Generated"
 )
 

@@ -29,16 +29,15 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
-        // Same version as tools/codegen, which generated Sources/*/Generated.
-        .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
 
         // Hearth's own server: HearthWire and HearthTesting's EchoService from the main package.
         .package(name: "Hearth", path: "../.."),
     ],
     targets: [
         // The echo service on grpc-swift-2: GRPCCore's router, the NIO posix HTTP/2 transport,
-        // protobuf coding. Generated/ holds protoc-gen-swift's output for echo.proto (no
-        // grpc-swift stubs: the service glue is written by hand).
+        // protobuf coding. The echo messages come from HearthTesting (generated once, from
+        // Protos/hearth/echo/v1); the service glue is written by hand (no grpc-swift stubs).
         .executableTarget(
             name: "grpc-swift-echo-server",
             dependencies: [
@@ -46,6 +45,7 @@ let package = Package(
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "HearthTesting", package: "Hearth"),
             ],
             swiftSettings: swiftSettings
         ),

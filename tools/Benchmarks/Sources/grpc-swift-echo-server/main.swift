@@ -7,6 +7,7 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
+import HearthTesting
 import SwiftProtobuf
 
 #if canImport(FoundationEssentials)
