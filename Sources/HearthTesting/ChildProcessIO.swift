@@ -7,6 +7,35 @@ import Dispatch
 /// (two on a 2-core machine) until the child writes or exits; two such reads starve every other task in
 /// the process. These run the blocking read on a Dispatch global queue instead.
 public enum ChildProcessIO {
+    /// What a finished child process left.
+    public struct Outcome: Sendable {
+        /// Its exit status; nil when it outlived the timeout and was terminated.
+        public var status: Int32?
+        /// Standard output and standard error, interleaved.
+        public var output: String
+    }
+
+    /// Runs `executable` to completion, bounded by `timeout` (then terminated), with standard input empty.
+    public static func run(_ executable: URL, _ arguments: [String], timeout: Duration) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        async let text = readToEnd(output.fileHandleForReading)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let timedOut = process.isRunning
+        if timedOut { process.terminate() }
+        process.waitUntilExit()
+        return Outcome(status: timedOut ? nil : process.terminationStatus, output: String(decoding: await text, as: UTF8.self))
+    }
+
     /// Everything `handle` yields until end of file.
     public static func readToEnd(_ handle: FileHandle) async -> Data {
         await withCheckedContinuation { continuation in

@@ -26,28 +26,12 @@ enum PythonInterop {
     /// code and combined output.
     static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
         try requirePython()
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [interop.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let handle = output.fileHandleForReading
-        async let text = ChildProcessIO.readToEnd(handle)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        let outcome = try await ChildProcessIO.run(
+            python, [interop.appendingPathComponent(script).path] + arguments, timeout: timeout)
+        guard let status = outcome.status else {
+            throw InteropError("\(script) did not finish within \(timeout):\n\(outcome.output)")
         }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            let output = String(decoding: await text, as: UTF8.self)
-            throw InteropError("\(script) did not finish within \(timeout):\n\(output)")
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: await text, as: UTF8.self))
+        return (status, outcome.output)
     }
 
     /// A running Python server; terminated (and its stdin closed) by ``stop()``.
