@@ -35,12 +35,15 @@ let package = Package(
         .package(name: "Hearth", path: "../.."),
     ],
     targets: [
+        // The `--port` / `--unix` command line and `LISTENING` line both servers share.
+        .target(name: "EchoServerCommandLine", swiftSettings: swiftSettings),
         // The echo service on grpc-swift-2: GRPCCore's router, the NIO posix HTTP/2 transport,
         // protobuf coding. The echo messages come from HearthTesting (generated once, from
         // Protos/hearth/echo/v1); the service glue is written by hand (no grpc-swift stubs).
         .executableTarget(
             name: "grpc-swift-echo-server",
             dependencies: [
+                "EchoServerCommandLine",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -55,6 +58,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-echo-server",
             dependencies: [
+                "EchoServerCommandLine",
                 .product(name: "HearthWire", package: "Hearth"),
                 .product(name: "HearthTesting", package: "Hearth"),
             ],

@@ -4,6 +4,7 @@
 //
 //     grpc-swift-echo-server --port 0        # 127.0.0.1, OS-chosen port; prints `LISTENING <port>`
 //     grpc-swift-echo-server --unix PATH     # Unix domain socket; prints `LISTENING unix:<PATH>`
+import EchoServerCommandLine
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
@@ -14,11 +15,6 @@ import SwiftProtobuf
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 typealias EchoRequest = Hearth_Echo_V1_EchoRequest
@@ -162,49 +158,17 @@ struct EchoedMetadata: Sendable {
 
 // MARK: - Command line
 
-func usage(_ problem: String) -> Never {
-    var message = "error: \(problem)\nusage: grpc-swift-echo-server [--port N | --unix PATH]   (default --port 0)\n"
-    message.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    exit(2)
-}
-
-var port = 0
-var unixPath: String?
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "--port":
-        guard let value = arguments.popFirst(), let number = Int(value), (0...65535).contains(number) else {
-            usage("--port needs a number from 0 to 65535")
-        }
-        port = number
-    case "--unix":
-        guard let value = arguments.popFirst(), !value.isEmpty else { usage("--unix needs a path") }
-        unixPath = value
-    case "-h", "--help":
-        print("usage: grpc-swift-echo-server [--port N | --unix PATH]   (default --port 0)")
-        exit(0)
-    default:
-        usage("unknown argument '\(argument)'")
-    }
-}
-
+let listen = Listen.fromCommandLine(program: "grpc-swift-echo-server")
 let address: GRPCNIOTransportHTTP2.SocketAddress =
-    if let unixPath { .unixDomainSocket(path: unixPath) } else { .ipv4(host: "127.0.0.1", port: port) }
+    switch listen {
+    case .port(let port): .ipv4(host: "127.0.0.1", port: port)
+    case .unix(let path): .unixDomainSocket(path: path)
+    }
 let transport = HTTP2ServerTransport.Posix(address: address, transportSecurity: .plaintext)
 let server = GRPCServer(transport: transport, services: [EchoService()])
 
 try await withThrowingDiscardingTaskGroup { group in
     group.addTask { try await server.serve() }
     let bound = try await transport.listeningAddress
-    if let ipv4 = bound.ipv4 {
-        print("LISTENING \(ipv4.port)")
-    } else if let ipv6 = bound.ipv6 {
-        print("LISTENING \(ipv6.port)")
-    } else if let uds = bound.unixDomainSocket {
-        print("LISTENING unix:\(uds.path)")
-    } else {
-        print("LISTENING \(bound)")
-    }
-    fflush(nil)  // stdout may be a pipe: the caller waits for this line
+    listen.announce(boundPort: bound.ipv4?.port ?? bound.ipv6?.port)
 }
