@@ -20,27 +20,28 @@ public struct Validator: Sendable {
     ///
     /// - Throws: ``ValidationError`` with `.unknownTrait`, `.unknownAttribute`, `.readOnly`, or a value code.
     public func validateWrite(trait traitID: TraitID, attributes: [AttributeID: Value]) throws(ValidationError) {
+        try validate(attributes, of: traitID, writing: true)
+    }
+
+    /// Checks a driver's attribute report: any known attribute, read-only ones included.
+    public func validateReport(trait traitID: TraitID, attributes: [AttributeID: Value]) throws(ValidationError) {
+        try validate(attributes, of: traitID, writing: false)
+    }
+
+    /// Checks attribute values in id order; a write also needs each attribute to be writable.
+    private func validate(_ attributes: [AttributeID: Value], of traitID: TraitID, writing: Bool)
+        throws(ValidationError)
+    {
         let trait = try lookUp(traitID)
         for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
             let attribute = try lookUp(id, in: trait)
-            guard attribute.isWritable else {
+            if writing, !attribute.isWritable {
                 throw ValidationError(
                     code: .readOnly,
                     message: "\(trait.displayName): attribute \(attribute.name) (\(id)) is read-only; "
                         + "refused write of \(value)",
                     path: "\(trait.displayName).\(attribute.name)")
             }
-            try validate(
-                value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
-                in: trait, path: "\(trait.displayName).\(attribute.name)")
-        }
-    }
-
-    /// Checks a driver's attribute report: any known attribute, read-only ones included.
-    public func validateReport(trait traitID: TraitID, attributes: [AttributeID: Value]) throws(ValidationError) {
-        let trait = try lookUp(traitID)
-        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            let attribute = try lookUp(id, in: trait)
             try validate(
                 value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
                 in: trait, path: "\(trait.displayName).\(attribute.name)")
