@@ -2,6 +2,7 @@ public import Foundation
 public import HearthWire
 public import Logging
 public import NIOCore
+public import HearthProto
 import ServiceLifecycle
 
 /// A whole hub: the engine, the client and driver services, health, on a ``WireServer``.
@@ -27,6 +28,9 @@ public final class Hub: Sendable {
         public var defaultCommandTimeout: Duration = .seconds(10)
         /// Silence after which watch streams get a progress mark. Default 5 s.
         public var progressInterval: Duration = .seconds(5)
+        /// Where to serve the Prometheus page (`/metrics`) and a plain HTTP health probe (`/healthz`) over
+        /// HTTP/1.1. Default: nowhere (``Hub/metricsText()`` still renders the page in process).
+        public var metricsListen: WireServer.BindTarget?
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -34,22 +38,41 @@ public final class Hub: Sendable {
     }
 
     public let engine: HubEngine
+    /// The gRPC health service: the whole server (`""`), `hearth.v1.HomeService` and
+    /// `hearth.v1.DriverService` are `SERVING` while ``run()`` serves and `NOT_SERVING` once it drains.
     public let health: HealthService
+    /// The hub's metrics registry; the executable bootstraps swift-metrics onto it.
+    public var metrics: HubMetrics { engine.metrics }
     let server: WireServer
+    let metricsEndpoint: MetricsEndpoint?
     let logger: Logger
 
-    private init(engine: HubEngine, server: WireServer, health: HealthService, logger: Logger) {
+    private init(
+        engine: HubEngine, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
+        logger: Logger
+    ) {
         self.engine = engine
         self.server = server
         self.health = health
+        self.metricsEndpoint = metricsEndpoint
         self.logger = logger
     }
 
-    /// Opens the data directory and prepares the services; ``run()`` starts serving.
-    public static func open(configuration: Configuration, logger: Logger = Logger(label: "hearth.hub")) async throws
-        -> Hub
-    {
-        let engine = try await HubEngine.open(configuration: configuration.engine, logger: logger)
+    /// Opens the data directory, binds the metrics port if one is configured, and prepares the services;
+    /// ``run()`` starts serving.
+    /// - Parameter metrics: where to count; a fresh registry by default.
+    public static func open(
+        configuration: Configuration, logger: Logger = Logger(label: "hearth.hub"), metrics: HubMetrics = HubMetrics()
+    ) async throws -> Hub {
+        var metricsEndpoint: MetricsEndpoint?
+        if let target = configuration.metricsListen { metricsEndpoint = try await MetricsEndpoint.bind(target) }
+        let engine: HubEngine
+        do {
+            engine = try await HubEngine.open(configuration: configuration.engine, logger: logger, metrics: metrics)
+        } catch {
+            metricsEndpoint?.close()
+            throw error
+        }
         let sessions = DriverSessions()
         let access = AccessControl(tokens: configuration.tokens)
         var watch = WatchStream.Configuration()
@@ -63,13 +86,17 @@ public final class Hub: Sendable {
             health,
         ]
         let server = WireServer(listeningOn: configuration.listen, services: services, configuration: configuration.wire)
-        return Hub(engine: engine, server: server, health: health, logger: logger)
+        return Hub(engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, logger: logger)
     }
 
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.
     public func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.engine.run() }
+            if let endpoint = metricsEndpoint {
+                group.addTask { try await endpoint.run { await self.respond(to: $0) } }
+            }
+            for service in [HomeMethods.service, DriverMethods.service] { health.setStatus(.serving, for: service) }
             group.addTask {
                 try await withGracefulShutdownHandler {
                     try await self.server.run()
@@ -77,6 +104,7 @@ public final class Hub: Sendable {
                     self.health.markAllNotServing()
                     self.server.beginGracefulShutdown()
                 }
+                self.health.markAllNotServing()
             }
             // The server ends first (shutdown or failure); then the engine commits what is pending.
             try await group.next()

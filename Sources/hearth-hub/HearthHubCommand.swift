@@ -3,6 +3,8 @@ import Foundation
 import HearthHub
 import HearthWire
 public import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -25,6 +27,9 @@ struct HearthHubCommand: AsyncParsableCommand {
     @Option(help: "Unix-domain socket to listen on as well (for local drivers and tools).")
     var socket: String?
 
+    @Option(help: "HTTP/1.1 address for Prometheus (/metrics) and probes (/healthz), HOST:PORT. Default: off.")
+    var metricsListen: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -43,6 +48,9 @@ struct HearthHubCommand: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: socket)  // a stale socket from a killed hub
             configuration.listen.append(.unix(path: socket))
         }
+        if let metrics = metricsListen ?? file.metricsListen {
+            configuration.metricsListen = try Self.parseListen(metrics)
+        }
         if let structures = file.structures, !structures.isEmpty {
             configuration.engine.initialStructures = structures.map { ($0.id, $0.name) }
         }
@@ -57,7 +65,10 @@ struct HearthHubCommand: AsyncParsableCommand {
             logger.warning("hub.config.no_tokens: no client or driver tokens configured; every call will be refused")
         }
 
-        let hub = try await Hub.open(configuration: configuration, logger: logger)
+        let metrics = HubMetrics()
+        // Libraries that count through swift-metrics land on the hub's page too.
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        let hub = try await Hub.open(configuration: configuration, logger: logger, metrics: metrics)
         let group = ServiceGroup(
             services: [HubService(hub: hub, logger: logger)], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
@@ -68,7 +79,7 @@ struct HearthHubCommand: AsyncParsableCommand {
         guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
             (0...65535).contains(port)
         else {
-            throw ValidationError("--listen must be HOST:PORT, got \(value)")
+            throw ValidationError("a listen address must be HOST:PORT, got \(value)")
         }
         var host = String(value[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -89,6 +100,10 @@ struct HubService: Service {
             let addresses = try await hub.listeningAddresses()
             for address in addresses {
                 logger.info("hub.listening", metadata: ["hub.address": "\(address)", "hub.epoch": "\(hub.engine.epoch)"])
+            }
+            if let metrics = hub.metricsAddress {
+                logger.info("hub.metrics", metadata: ["hub.address": "\(metrics)"])
+                print("METRICS \(metrics)")
             }
             print("LISTENING \(addresses.map { "\($0)" }.joined(separator: " "))")
             fflush(nil)  // stdout is not a tty under scripts

@@ -23,6 +23,7 @@ struct HubConfigFile: Decodable {
 
     var listen: String?
     var socket: String?
+    var metricsListen: String?
     var dataDir: String?
     var structures: [StructureEntry]?
     var clients: [ClientEntry]?
@@ -36,6 +37,7 @@ struct HubConfigFile: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, socket, structures, clients, drivers
         case dataDir = "data_dir"
+        case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
         case progressIntervalMs = "progress_interval_ms"
         case commandTimeoutMs = "command_timeout_ms"

@@ -1,5 +1,5 @@
 import HearthModel
-import HearthProto
+public import HearthProto
 
 /// Where a watch stream starts.
 enum WatchStart: Sendable {
@@ -98,5 +98,34 @@ extension HubEngine {
             throw HubError(.unavailable, "device '\(device.id)' is offline: driver '\(device.driverID)' is not connected")
         }
         return Route(driverID: device.driverID, localID: device.localID)
+    }
+}
+
+extension HubEngine {
+    /// Runs one watch in process, exactly as the `Watch` call does over the wire: `send` receives each
+    /// serialized `hearth.v1.WatchResponse` (snapshot or resume, synced mark, live changes, progress marks).
+    ///
+    /// Returns when a relist answer has been sent; otherwise runs until the calling task is cancelled or
+    /// `send` throws. The hub's `Watch` handler and the engine benchmark both use it.
+    public nonisolated func watch(
+        _ request: Hearth_V1_WatchRequest, as user: UserAccess,
+        send: @escaping @Sendable ([UInt8]) async throws -> Void
+    ) async throws {
+        try await watch(request, as: user, configuration: WatchStream.Configuration(), send: send)
+    }
+
+    nonisolated func watch(
+        _ request: Hearth_V1_WatchRequest, as user: UserAccess, configuration: WatchStream.Configuration,
+        send: @escaping @Sendable ([UInt8]) async throws -> Void
+    ) async throws {
+        let start = await startWatch(from: request.fromRevision, epoch: request.epoch)
+        let stream = WatchStream(
+            log: changeLog, filter: WatchFilter(request.filter, access: user), epoch: epoch,
+            configuration: configuration, metrics: metrics, send: send)
+        metrics.watchOpened()
+        defer { metrics.watchClosed() }
+        let interval: Duration? =
+            request.progressIntervalMs > 0 ? .milliseconds(max(Int(request.progressIntervalMs), 50)) : nil
+        try await stream.run(start: start, progressInterval: interval)
     }
 }

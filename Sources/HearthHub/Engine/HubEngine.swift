@@ -55,14 +55,19 @@ public actor HubEngine {
     var prunedThrough: UInt64 = 0
     var connectedDrivers: Set<String> = []
     let logger: Logger
+    /// Counters and histograms the engine and its watch streams update.
+    public nonisolated let metrics: HubMetrics
     private let commitSignal: AsyncStream<Void>.Continuation
     private let commitSignals: AsyncStream<Void>
 
     /// The epoch of the data directory.
     public nonisolated let epoch: String
 
-    init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger) throws {
+    init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger, metrics: HubMetrics)
+        throws
+    {
         self.configuration = configuration
+        self.metrics = metrics
         self.store = store
         self.logger = logger
         self.epoch = stored.epoch
@@ -80,12 +85,14 @@ public actor HubEngine {
     }
 
     /// Opens the data directory (creating it) and loads the home.
-    public static func open(configuration: Configuration, logger: Logger = Logger(label: "hearth.hub")) async throws
-        -> HubEngine
-    {
+    /// - Parameter metrics: where the engine counts commits and watch deliveries; the ``Hub`` passes its own.
+    public static func open(
+        configuration: Configuration, logger: Logger = Logger(label: "hearth.hub"), metrics: HubMetrics = HubMetrics()
+    ) async throws -> HubEngine {
         let store = try SQLiteStore(directory: configuration.dataDirectory)
         let stored = try await store.load()
-        let engine = try HubEngine(configuration: configuration, store: store, stored: stored, logger: logger)
+        let engine = try HubEngine(
+            configuration: configuration, store: store, stored: stored, logger: logger, metrics: metrics)
         await engine.prepareAfterLoad()
         return engine
     }
@@ -136,8 +143,13 @@ public actor HubEngine {
                 removedDevices: Array(taken.removedDevices), log: taken.log,
                 pruneLogThrough: prune > prunedThrough ? prune : 0)
             do {
-                if !batch.isEmpty { try await store.commit(batch) }
+                if !batch.isEmpty {
+                    let started = ContinuousClock.now
+                    try await store.commit(batch)
+                    metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.log.count)
+                }
                 changeLog.publish(batch.log, through: through)
+                metrics.recordPublished(changes: batch.log.count)
                 prunedThrough = max(prunedThrough, batch.pruneLogThrough)
                 for waiter in taken.waiters { waiter.resume() }
             } catch {
@@ -207,4 +219,9 @@ public actor HubEngine {
 
     /// The hub's epoch and newest committed revision.
     public func info() -> (epoch: String, revision: UInt64) { (graph.epoch, changeLog.published) }
+
+    /// Figures describing the engine now, for the metrics page.
+    public func statistics() -> (revision: UInt64, devices: Int, connectedDrivers: Int) {
+        (changeLog.published, graph.devices.count, connectedDrivers.count)
+    }
 }

@@ -33,13 +33,7 @@ struct HomeServiceHandler: WireService {
         }
         router.registerServerStreaming(Self.rawWatch) { request, writer, context in
             let user = try user(context)
-            let start = await engine.startWatch(from: request.fromRevision, epoch: request.epoch)
-            let stream = WatchStream(
-                log: engine.changeLog, filter: WatchFilter(request.filter, access: user), epoch: engine.epoch,
-                configuration: watchConfiguration, send: { try await writer.write($0) })
-            let interval: Duration? =
-                request.progressIntervalMs > 0 ? .milliseconds(max(Int(request.progressIntervalMs), 50)) : nil
-            try await stream.run(start: start, progressInterval: interval)
+            try await engine.watch(request, as: user, configuration: watchConfiguration) { try await writer.write($0) }
         }
         router.registerUnary(HomeMethods.createStructure) { request, context in
             try await mapped { try await engine.createStructure(name: request.name, by: try user(context)).proto }
@@ -82,7 +76,7 @@ struct HomeServiceHandler: WireService {
             }
         }
         router.registerUnary(HomeMethods.sendCommand) { request, context in
-            try await mapped {
+            try await measured("command") {
                 let route = try await engine.routeCommand(request, by: try user(context))
                 let result = try await callDriver(route, context) { id, timeoutMs in
                     .with {
@@ -102,7 +96,7 @@ struct HomeServiceHandler: WireService {
             }
         }
         router.registerUnary(HomeMethods.writeAttributes) { request, context in
-            try await mapped {
+            try await measured("write") {
                 let route = try await engine.routeWrite(request, by: try user(context))
                 _ = try await callDriver(route, context) { id, timeoutMs in
                     .with {
@@ -118,6 +112,20 @@ struct HomeServiceHandler: WireService {
                 }
                 return Hearth_V1_WriteAttributesResponse()
             }
+        }
+    }
+
+    /// Runs a command or write like ``mapped(_:)`` and records its outcome and duration in the metrics.
+    private func measured<T>(_ kind: String, _ body: () async throws -> T) async throws -> T {
+        let started = ContinuousClock.now
+        do {
+            let result = try await mapped(body)
+            engine.metrics.recordCall(kind: kind, code: "OK", duration: .now - started)
+            return result
+        } catch {
+            let code = (error as? RPCError)?.code ?? .unknown
+            engine.metrics.recordCall(kind: kind, code: "\(code)", duration: .now - started)
+            throw error
         }
     }
 

@@ -21,6 +21,7 @@ struct WatchStream {
     let filter: WatchFilter
     let epoch: String
     let configuration: Configuration
+    let metrics: HubMetrics
     let send: @Sendable ([UInt8]) async throws -> Void
 
     /// Runs until the client goes away (cancellation) or a relist is needed.
@@ -82,6 +83,7 @@ struct WatchStream {
                 }
                 guard await rings.next() != nil else { return }  // nil: the call was cancelled
             case .entries(let entries, let through, let coalesce):
+                metrics.recordWatchRead(backlog: log.published &- cursor, coalesced: coalesce)
                 if try await deliver(coalesce ? Self.coalesced(entries) : entries, through: through) {
                     lastSent = .now
                 }

@@ -57,6 +57,11 @@ public final class HealthService: WireService, Sendable {
         for name in names { setStatus(.notServing, for: name) }
     }
 
+    /// Whether a service is `SERVING` now (false for a service never named).
+    public func isServing(_ service: String) -> Bool {
+        state.withLock { $0.statuses[service] == .serving }
+    }
+
     private func current(_ service: String) -> Grpc_Health_V1_HealthCheckResponse.ServingStatus? {
         state.withLock { $0.statuses[service]?.wire }
     }

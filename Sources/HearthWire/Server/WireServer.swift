@@ -112,6 +112,9 @@ public final class WireServer: Sendable {
     /// Handlers running now, across connections.
     public var runningHandlers: Int { admission.current }
 
+    /// Connections open now, across listeners.
+    public var openConnections: Int { state.withLock { $0.connections.count } }
+
     /// Binds, serves until cancelled or until a graceful shutdown completes.
     /// - Throws: a bind error.
     public func run() async throws {

@@ -1,0 +1,30 @@
+import HearthWire
+import HearthProto
+public import NIOCore
+import NIOHTTP1
+
+extension Hub {
+    /// The Prometheus page now (text format 0.0.4): counters and histograms as counted, gauges read fresh.
+    public func metricsText() async -> String {
+        let figures = await engine.statistics()
+        metrics.refresh(
+            revision: figures.revision, devices: figures.devices, drivers: figures.connectedDrivers,
+            connections: server.openConnections, runningCalls: server.runningHandlers)
+        return metrics.render()
+    }
+
+    /// Where the metrics page is served, if ``Configuration/metricsListen`` is set.
+    public var metricsAddress: NIOCore.SocketAddress? { metricsEndpoint?.address }
+
+    func respond(to path: String) async -> MetricsEndpoint.Response {
+        switch path {
+        case "/metrics":
+            return .init(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: await metricsText())
+        case "/healthz":
+            return health.isServing(HomeMethods.service)
+                ? .init(status: .ok, body: "ok\n") : .init(status: .serviceUnavailable, body: "shutting down\n")
+        default:
+            return .init(status: .notFound, body: "not found: try /metrics or /healthz\n")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+public import Prometheus
+
+/// The hub's Prometheus metrics, in a registry of their own.
+///
+/// Each ``Hub`` has its own registry, so several hubs in one process (as in the tests) never mix their
+/// figures. Counters and histograms are updated where things happen; the gauges that describe a state
+/// (devices, drivers, connections) are read when ``Hub/metricsText()`` renders the page, so they cost
+/// nothing between scrapes. Names follow Prometheus conventions (`_total`, `_seconds`); `Docs/Hub.md`
+/// lists them.
+public final class HubMetrics: Sendable {
+    /// The registry the page is rendered from; the executable also bootstraps swift-metrics onto it.
+    public let registry: PrometheusCollectorRegistry
+
+    /// Changes published to watchers (rate = changes/s).
+    let changes: Counter
+    /// Group commits to SQLite and how long each took.
+    let commitDuration: DurationHistogram
+    /// Changes per group commit.
+    let commitSize: ValueHistogram
+    /// Open watch streams.
+    let watchStreams: Gauge
+    /// How many revisions a watcher was behind when it read the log: the fan-out queue depth.
+    let watchBacklog: ValueHistogram
+    /// Watch reads that had to coalesce a backlog (the watcher was too slow).
+    let watchCoalesced: Counter
+    /// Connected driver sessions.
+    let driverSessions: Gauge
+    // Read at render time.
+    let revision: Gauge
+    let devices: Gauge
+    let connections: Gauge
+    let runningCalls: Gauge
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        changes = registry.makeCounter(descriptor: Self.name("changes", "total", "Changes published to watchers."))
+        commitDuration = registry.makeDurationHistogram(
+            descriptor: Self.name("commit_duration", "seconds", "Time to write one group commit to SQLite."),
+            buckets: Self.latencyBuckets)
+        commitSize = registry.makeValueHistogram(
+            descriptor: Self.name("commit", "changes", "Changes per group commit."), buckets: Self.sizeBuckets)
+        watchStreams = registry.makeGauge(descriptor: Self.name("watch", "streams", "Open watch streams."))
+        watchBacklog = registry.makeValueHistogram(
+            descriptor: Self.name(
+                "watch_backlog", "revisions",
+                "Revisions a watcher was behind at each read of the change log (fan-out queue depth)."),
+            buckets: Self.sizeBuckets)
+        watchCoalesced = registry.makeCounter(
+            descriptor: Self.name("watch_coalesced", "total", "Reads that coalesced a slow watcher's backlog."))
+        driverSessions = registry.makeGauge(descriptor: Self.name("driver", "sessions", "Connected driver sessions."))
+        revision = registry.makeGauge(descriptor: Self.name("revision", "", "Newest committed revision."))
+        devices = registry.makeGauge(descriptor: Self.name("devices", "", "Devices in the home graph."))
+        connections = registry.makeGauge(descriptor: Self.name("connections", "", "Open HTTP/2 connections."))
+        runningCalls = registry.makeGauge(descriptor: Self.name("running", "calls", "Calls being handled now."))
+    }
+
+    func watchOpened() { watchStreams.increment() }
+    func watchClosed() { watchStreams.decrement() }
+
+    func recordCommit(duration: Duration, changes: Int) {
+        commitDuration.record(duration)
+        commitSize.record(Double(changes))
+    }
+
+    func recordPublished(changes count: Int) { changes.increment(by: Int64(count)) }
+
+    /// Records how far behind a watcher was when it read the change log, and whether it had to coalesce.
+    func recordWatchRead(backlog: UInt64, coalesced: Bool) {
+        watchBacklog.record(Double(backlog))
+        if coalesced { watchCoalesced.increment() }
+    }
+
+    /// Sets the gauges that describe the hub's state; called when the page is rendered.
+    func refresh(revision: UInt64, devices: Int, drivers: Int, connections: Int, runningCalls: Int) {
+        self.revision.set(Double(revision))
+        self.devices.set(Double(devices))
+        driverSessions.set(Double(drivers))
+        self.connections.set(Double(connections))
+        self.runningCalls.set(Double(runningCalls))
+    }
+
+    /// The page in Prometheus text format 0.0.4.
+    func render() -> String { registry.emitToString() }
+
+    /// Counts a command or attribute write by its outcome and records its round trip through the driver.
+    /// - Parameters:
+    ///   - kind: `command` or `write`.
+    ///   - code: the gRPC status name of the outcome (`ok`, `deadline_exceeded`, …).
+    func recordCall(kind: String, code: String, duration: Duration) {
+        registry.makeCounter(
+            descriptor: Self.name("commands", "total", "Commands and writes by outcome."),
+            labels: [("kind", kind), ("code", code)]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "command_duration", "seconds", "Round trip of commands and writes through the hub and the driver."),
+            labels: [("kind", kind)], buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "hearth", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+    static let sizeBuckets: [Double] = [0, 1, 4, 16, 64, 256, 1024, 4096, 16384, 65536]
+}
