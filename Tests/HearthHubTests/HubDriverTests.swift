@@ -112,6 +112,32 @@ struct HubDriverTests {
         }
     }
 
+    @Test("a second session of a driver replaces the first: its pending commands fail UNAVAILABLE, its stream ends ABORTED")
+    func replacedSession() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                await expectStatus(.aborted) {
+                    try await withTestDriver(client, devices: [onOffLight("lamp")], respond: { _ in nil }) { old in
+                        let stuck = Task {
+                            await expectStatus(.unavailable) { _ = try await client.call(HomeMethods.sendCommand, Self.toggle) }
+                        }
+                        for _ in 0..<500 where !old.received.contains(where: { $0.command.commandID == 0x02 }) {
+                            try await Task.sleep(for: .milliseconds(10))
+                        }
+                        #expect(old.received.contains { $0.command.commandID == 0x02 })
+                        try await withTestDriver(client, devices: [onOffLight("lamp")]) { new in
+                            await stuck.value  // failed when the new session said Hello, long before the 20 s deadline
+                            _ = try await client.call(HomeMethods.sendCommand, Self.toggle)
+                            #expect(new.received.contains { $0.command.commandID == 0x02 })
+                            let seen = try await client.watch(.from(0)) { $0.synced }
+                            #expect(seen.changes.last { $0.device.id == "lights/lamp" }?.device.connectivity == .online)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("re-announcing after a restart keeps the user's name and room; last known state is unconfirmed until reported")
     func announcementsKeepUserMetadata() async throws {
         try await withTemporaryDirectory { dir in

@@ -16,7 +16,7 @@ final class DriverSessions: Sendable {
 
     private struct State {
         var sessions: [String: Session] = [:]
-        var pending: [UInt64: (driver: String, continuation: CheckedContinuation<Hearth_V1_CommandResult, any Error>)] = [:]
+        var pending: [UInt64: (driver: String, continuation: Waiter)] = [:]
         var nextCorrelation: UInt64 = 1
         var nextSerial = 1
     }
@@ -29,28 +29,43 @@ final class DriverSessions: Sendable {
         self.outboundLimit = outboundLimit
     }
 
-    /// Registers a driver's session, replacing (and ending) an older one of the same driver.
+    private typealias Waiter = CheckedContinuation<Hearth_V1_CommandResult, any Error>
+
+    /// Registers a driver's session, replacing (and ending) an older one of the same driver. Commands
+    /// in flight to the older session fail with UNAVAILABLE at once: the new session never saw them.
     func open(driver: String) -> (serial: Int, outbound: AsyncStream<Hearth_V1_HubMessage>) {
         let (stream, continuation) = AsyncStream<Hearth_V1_HubMessage>.makeStream(
             bufferingPolicy: .bufferingOldest(outboundLimit))
-        let (serial, old) = state.withLock { s -> (Int, Session?) in
+        let (serial, old, orphaned) = state.withLock { s -> (Int, Session?, [Waiter]) in
             let serial = s.nextSerial
             s.nextSerial += 1
             let old = s.sessions.updateValue(Session(serial: serial, outbound: continuation), forKey: driver)
-            return (serial, old)
+            return (serial, old, old == nil ? [] : Self.takePending(of: driver, &s))
         }
         old?.outbound.finish()
+        for waiter in orphaned {
+            waiter.resume(throwing: HubError(.unavailable, "driver '\(driver)' reconnected before answering"))
+        }
         return (serial, stream)
+    }
+
+    /// Whether `serial` is still the driver's session (false once a newer one replaced it).
+    func isCurrent(driver: String, serial: Int) -> Bool {
+        state.withLock { $0.sessions[driver]?.serial == serial }
+    }
+
+    private static func takePending(of driver: String, _ s: inout State) -> [Waiter] {
+        let ids = s.pending.filter { $0.value.driver == driver }.map(\.key)
+        return ids.compactMap { s.pending.removeValue(forKey: $0)?.continuation }
     }
 
     /// Ends a session; fails its commands in flight. Returns false when a newer session had replaced it.
     @discardableResult
     func close(driver: String, serial: Int) -> Bool {
-        let (current, failed) = state.withLock { s -> (Bool, [CheckedContinuation<Hearth_V1_CommandResult, any Error>]) in
+        let (current, failed) = state.withLock { s -> (Bool, [Waiter]) in
             guard s.sessions[driver]?.serial == serial else { return (false, []) }
             s.sessions[driver] = nil
-            let ids = s.pending.filter { $0.value.driver == driver }.map(\.key)
-            return (true, ids.compactMap { s.pending.removeValue(forKey: $0)?.continuation })
+            return (true, Self.takePending(of: driver, &s))
         }
         for continuation in failed {
             continuation.resume(throwing: HubError(.unavailable, "driver '\(driver)' disconnected before answering"))
@@ -94,7 +109,7 @@ final class DriverSessions: Sendable {
 
     private func register(
         _ correlation: UInt64, driver: String, message: Hearth_V1_HubMessage,
-        _ continuation: CheckedContinuation<Hearth_V1_CommandResult, any Error>
+        _ continuation: Waiter
     ) {
         let refusal: HubError? = state.withLock { s in
             guard let session = s.sessions[driver] else {
@@ -120,7 +135,7 @@ final class DriverSessions: Sendable {
     /// Delivers a driver's result. Returns false for an unknown (late, or never sent) correlation id.
     @discardableResult
     func complete(driver: String, _ result: Hearth_V1_CommandResult) -> Bool {
-        let continuation = state.withLock { s -> CheckedContinuation<Hearth_V1_CommandResult, any Error>? in
+        let continuation = state.withLock { s -> Waiter? in
             guard s.pending[result.correlationID]?.driver == driver else { return nil }
             return s.pending.removeValue(forKey: result.correlationID)?.continuation
         }

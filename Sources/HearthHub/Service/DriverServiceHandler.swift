@@ -47,6 +47,10 @@ struct DriverServiceHandler: WireService {
                     try await group.next()
                     group.cancelAll()
                 }
+                // Say why, so that the older process does not reconnect and take the driver back in a loop.
+                guard sessions.isCurrent(driver: driver, serial: serial) else {
+                    throw RPCError(code: .aborted, message: "replaced by a newer session of driver '\(driver)'")
+                }
             } catch {
                 await disconnect(driver, serial: serial)
                 throw error
