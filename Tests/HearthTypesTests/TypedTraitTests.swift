@@ -159,3 +159,32 @@ struct TypedTraitTests {
         #expect(camera.missingRequiredTraits.count == 3)
     }
 }
+
+@Suite("Typed values for drivers")
+struct DriverSideTypeTests {
+    @Test("attributes are settable: a value is encoded by its id, nil stores null")
+    func settableAttributes() {
+        var attributes = Matter.LevelControlTrait.Attributes()
+        attributes.currentLevel = 200
+        attributes.onLevel = nil
+        #expect(attributes.values == [0x0000: .uint(200), 0x0011: .null])
+        #expect(attributes.currentLevel == 200 && attributes.onLevel == nil)
+    }
+
+    @Test("command arguments decode from the fields a driver receives; a wrong shape is nil")
+    func commandArguments() throws {
+        let fields: Value = .struct([0: .uint(200), 1: .null, 2: .uint(1), 3: .uint(0)])
+        let command = try #require(Matter.LevelControlTrait.MoveToLevelCommand(value: fields))
+        #expect(command.level == 200 && command.transitionTime == nil && command.optionsMask == [.executeIfOff])
+        #expect(Matter.LevelControlTrait.MoveToLevelCommand.id == 0x00)
+        #expect(Matter.LevelControlTrait.MoveToLevelCommand.OwnerTrait.traitID == 0x0008)
+        #expect(Matter.LevelControlTrait.MoveToLevelCommand(value: .struct([0: .string("x")])) == nil)
+    }
+
+    @Test("events know their trait and id and encode their fields")
+    func events() {
+        let event = Matter.BooleanStateTrait.StateChangeEvent(stateValue: false)
+        #expect(event.value == .struct([0: .bool(false)]))
+        #expect(Matter.BooleanStateTrait.StateChangeEvent.OwnerTrait.traitID == 0x0045)
+    }
+}

@@ -89,9 +89,11 @@ def field_decl_type(f: dict) -> str:
     return f"{t}?" if f.get("nullable") or f.get("optional") else t
 
 
-def emit_record(name: str, description: str, fields: list, i: str, extra: str = "") -> str:
-    """A struct with typed fields, an init, init?(value:) and value (struct types, responses, events)."""
-    out = [doc(description, i), f"{i}public struct {name}: Sendable, Hashable, ValueConvertible {{\n", extra]
+def emit_record(name: str, description: str, fields: list, i: str, extra: str = "",
+                conformance: str = "ValueConvertible") -> str:
+    """A struct with typed fields, an init, init?(value:) and value (struct types, responses, events, command
+    requests)."""
+    out = [doc(description, i), f"{i}public struct {name}: Sendable, Hashable, {conformance} {{\n", extra]
     for f in fields:
         out.append(doc(f.get("description", ""), i + "    "))
         out.append(f"{i}    public var {ident(f['name'])}: {field_decl_type(f)}\n")
@@ -223,23 +225,36 @@ def emit_trait(trait: dict) -> str:
         extra = f"{i}    /// The response's command id.\n{i}    public static let id: CommandID = {hex_id(r['id'], 2)}\n"
         out.append(emit_record(r["name"], r.get("description", ""), r.get("fields", []), i, extra) + "\n")
     for e in trait.get("events", []):
-        extra = f"{i}    /// The event's id.\n{i}    public static let id: EventID = {hex_id(e['id'], 2)}\n"
+        extra = (f"{i}    public typealias OwnerTrait = {full}\n"
+                 f"{i}    /// The event's id.\n{i}    public static let id: EventID = {hex_id(e['id'], 2)}\n")
         out.append(emit_record(upper_first(e["name"]) + "Event", e.get("description", ""), e.get("fields", []), i,
-                               extra) + "\n")
+                               extra, "TraitEvent") + "\n")
+    for c in trait.get("commands", []):
+        extra = (f"{i}    public typealias OwnerTrait = {full}\n"
+                 f"{i}    /// The command's id.\n{i}    public static let id: CommandID = {hex_id(c['id'], 2)}\n")
+        description = (f"The arguments of ``{c['name']}`` as a driver receives them. "
+                       f"{c.get('description', '')}").rstrip()
+        out.append(emit_record(upper_first(c["name"]) + "Command", description, c.get("fields", []), i, extra,
+                               "TraitCommand") + "\n")
     # Attribute ids, typed attribute view.
     out.append(f"{i}/// The attributes' ids.\n{i}public enum AttributeIDs {{\n")
     for a in trait.get("attributes", []):
         out.append(f"{i}    public static let {ident(a['name'])}: AttributeID = {hex_id(a['id'])}\n")
     out.append(f"{i}}}\n\n")
     out.append(f"{i}/// The trait's attributes, typed. Each is nil when the device does not report it, or reports "
-               f"null.\n{i}public struct Attributes: Sendable, Hashable {{\n"
-               f"{i}    /// The attribute values by id, as reported.\n{i}    public let values: [AttributeID: Value]\n\n"
-               f"{i}    public init(values: [AttributeID: Value]) {{ self.values = values }}\n")
+               f"null.\n{i}///\n"
+               f"{i}/// Setting one (as a driver does when it reports) stores its value; setting nil stores null.\n"
+               f"{i}public struct Attributes: TraitAttributes {{\n"
+               f"{i}    /// The attribute values by id, as reported.\n{i}    public var values: [AttributeID: Value]\n\n"
+               f"{i}    public init(values: [AttributeID: Value] = [:]) {{ self.values = values }}\n")
     for a in trait.get("attributes", []):
         out.append("\n" + doc(a.get("description", ""), i + "    "))
         out.append(f"{i}    public var {ident(a['name'])}: {swift_type(a['type'])}? {{\n"
-                   f"{i}        guard let value = values[{hex_id(a['id'])}], value != .null else {{ return nil }}\n"
-                   f"{i}        return {decode(a['type'], 'value')}\n{i}    }}\n")
+                   f"{i}        get {{\n"
+                   f"{i}            guard let value = values[{hex_id(a['id'])}], value != .null else {{ return nil }}\n"
+                   f"{i}            return {decode(a['type'], 'value')}\n{i}        }}\n"
+                   f"{i}        set {{ values[{hex_id(a['id'])}] = newValue.map {{ {encode(a['type'], '$0')} }} ?? .null }}\n"
+                   f"{i}    }}\n")
     out.append(f"{i}}}\n")
     writable = [a for a in trait.get("attributes", []) if a.get("write")]
     if writable:

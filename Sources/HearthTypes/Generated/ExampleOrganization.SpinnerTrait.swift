@@ -26,22 +26,51 @@ extension ExampleOrganization {
 }
 
 extension ExampleOrganization.SpinnerTrait {
+    /// The arguments of ``spinUp`` as a driver receives them. Spins up to a speed.
+    public struct SpinUpCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = ExampleOrganization.SpinnerTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        public var targetRpm: UInt16
+
+        public init(targetRpm: UInt16) {
+            self.targetRpm = targetRpm
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.targetRpm = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = targetRpm.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let rpm: AttributeID = 0x0000
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The speed in revolutions per minute.
         public var rpm: UInt16? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -121,160 +121,237 @@ extension Google.CameraAvStreamManagementTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// Whether night vision uses infrared light.
         public var nightVisionUsesInfrared: Bool? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the camera supports talkback.
         public var twoWayTalkSupport: TwoWayTalkSupportTypeEnum? {
-            guard let value = values[0x0009], value != .null else { return nil }
-            return TwoWayTalkSupportTypeEnum(value: value)
+            get {
+                guard let value = values[0x0009], value != .null else { return nil }
+                return TwoWayTalkSupportTypeEnum(value: value)
+            }
+            set { values[0x0009] = newValue.map { $0.value } ?? .null }
         }
 
         /// The camera's upload bandwidth in bits per second.
         public var maxNetworkBandwidth: UInt32? {
-            guard let value = values[0x000B], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x000B], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x000B] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether recording is paused for privacy.
         public var softRecordingPrivacyModeEnabled: Bool? {
-            guard let value = values[0x0013], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0013], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0013] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether live streaming is paused for privacy.
         public var softLivestreamPrivacyModeEnabled: Bool? {
-            guard let value = values[0x0014], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0014], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0014] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether a physical privacy switch is on.
         public var hardPrivacyModeOn: Bool? {
-            guard let value = values[0x0015], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0015], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0015] = newValue.map { $0.value } ?? .null }
         }
 
         /// Night vision: off, on or auto.
         public var nightVision: TriStateAutoEnum? {
-            guard let value = values[0x0016], value != .null else { return nil }
-            return TriStateAutoEnum(value: value)
+            get {
+                guard let value = values[0x0016], value != .null else { return nil }
+                return TriStateAutoEnum(value: value)
+            }
+            set { values[0x0016] = newValue.map { $0.value } ?? .null }
         }
 
         /// The night vision illuminator: off, on or auto.
         public var nightVisionIllum: TriStateAutoEnum? {
-            guard let value = values[0x0017], value != .null else { return nil }
-            return TriStateAutoEnum(value: value)
+            get {
+                guard let value = values[0x0017], value != .null else { return nil }
+                return TriStateAutoEnum(value: value)
+            }
+            set { values[0x0017] = newValue.map { $0.value } ?? .null }
         }
 
         /// The part of the sensor image that is streamed.
         public var viewport: ViewportStruct? {
-            guard let value = values[0x0018], value != .null else { return nil }
-            return ViewportStruct(value: value)
+            get {
+                guard let value = values[0x0018], value != .null else { return nil }
+                return ViewportStruct(value: value)
+            }
+            set { values[0x0018] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the camera's speaker is muted.
         public var speakerMuted: Bool? {
-            guard let value = values[0x0019], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0019], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0019] = newValue.map { $0.value } ?? .null }
         }
 
         /// The speaker volume, speakerMinLevel to speakerMaxLevel.
         public var speakerVolumeLevel: UInt8? {
-            guard let value = values[0x001A], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x001A], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x001A] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest speaker volume.
         public var speakerMaxLevel: UInt8? {
-            guard let value = values[0x001B], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x001B], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x001B] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest speaker volume.
         public var speakerMinLevel: UInt8? {
-            guard let value = values[0x001C], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x001C], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x001C] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the microphone is muted for live view.
         public var microphoneMuted: Bool? {
-            guard let value = values[0x001D], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x001D], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x001D] = newValue.map { $0.value } ?? .null }
         }
 
         /// The microphone gain, microphoneMinLevel to microphoneMaxLevel.
         public var microphoneVolumeLevel: UInt8? {
-            guard let value = values[0x001E], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x001E], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x001E] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest microphone gain.
         public var microphoneMaxLevel: UInt8? {
-            guard let value = values[0x001F], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x001F], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x001F] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest microphone gain.
         public var microphoneMinLevel: UInt8? {
-            guard let value = values[0x0020], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0020], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0020] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether automatic gain control is on.
         public var microphoneAGCEnabled: Bool? {
-            guard let value = values[0x0021], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0021], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0021] = newValue.map { $0.value } ?? .null }
         }
 
         /// The image rotation in degrees: 0 or 180 only.
         public var imageRotation: UInt16? {
-            guard let value = values[0x0022], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0022], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0022] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the image is mirrored left to right.
         public var imageFlipHorizontal: Bool? {
-            guard let value = values[0x0023], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0023], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0023] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the image is flipped top to bottom.
         public var imageFlipVertical: Bool? {
-            guard let value = values[0x0024], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0024], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0024] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether video is recorded on the camera's own storage.
         public var localVideoRecordingEnabled: Bool? {
-            guard let value = values[0x0025], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0025], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0025] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the status light is on.
         public var statusLightEnabled: Bool? {
-            guard let value = values[0x0027], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0027], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0027] = newValue.map { $0.value } ?? .null }
         }
 
         /// The status light brightness: low, medium, high or auto.
         public var statusLightBrightness: ThreeLevelAutoEnum? {
-            guard let value = values[0x0028], value != .null else { return nil }
-            return ThreeLevelAutoEnum(value: value)
+            get {
+                guard let value = values[0x0028], value != .null else { return nil }
+                return ThreeLevelAutoEnum(value: value)
+            }
+            set { values[0x0028] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the microphone is muted in recordings (platform attribute).
         public var recordingMicrophoneMuted: Bool? {
-            guard let value = values[0x0080], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0080], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0080] = newValue.map { $0.value } ?? .null }
         }
     }
 

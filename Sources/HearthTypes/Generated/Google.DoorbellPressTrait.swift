@@ -27,7 +27,8 @@ extension Google {
 
 extension Google.DoorbellPressTrait {
     /// Someone pressed the doorbell. Delivered once to each subscriber, never coalesced.
-    public struct DoorbellPressedEvent: Sendable, Hashable, ValueConvertible {
+    public struct DoorbellPressedEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Google.DoorbellPressTrait
         /// The event's id.
         public static let id: EventID = 0x00
 
@@ -46,10 +47,12 @@ extension Google.DoorbellPressTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
     }
 }

@@ -469,7 +469,8 @@ extension Google.PushAvStreamTransportTrait {
     }
 
     /// A transport started pushing.
-    public struct PushTransportBeginEvent: Sendable, Hashable, ValueConvertible {
+    public struct PushTransportBeginEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
         /// The event's id.
         public static let id: EventID = 0x00
         public var connectionID: UInt16
@@ -506,7 +507,8 @@ extension Google.PushAvStreamTransportTrait {
     }
 
     /// A transport stopped pushing.
-    public struct PushTransportEndEvent: Sendable, Hashable, ValueConvertible {
+    public struct PushTransportEndEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
         /// The event's id.
         public static let id: EventID = 0x01
         public var connectionID: UInt16
@@ -528,6 +530,184 @@ extension Google.PushAvStreamTransportTrait {
         }
     }
 
+    /// The arguments of ``allocatePushTransport`` as a driver receives them. Creates a push transport.
+    public struct AllocatePushTransportCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        public var transportOptions: TransportOptionsStruct
+
+        public init(transportOptions: TransportOptionsStruct) {
+            self.transportOptions = transportOptions
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = TransportOptionsStruct(value: field) else { return nil }
+            self.transportOptions = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = transportOptions.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``deallocatePushTransport`` as a driver receives them. Removes a push transport.
+    public struct DeallocatePushTransportCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x02
+        public var connectionID: UInt16
+
+        public init(connectionID: UInt16) {
+            self.connectionID = connectionID
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.connectionID = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = connectionID.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``modifyPushTransport`` as a driver receives them. Replaces a transport's options with a whole new set.
+    public struct ModifyPushTransportCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x03
+        public var connectionID: UInt16
+        public var transportOptions: TransportOptionsStruct
+
+        public init(connectionID: UInt16, transportOptions: TransportOptionsStruct) {
+            self.connectionID = connectionID
+            self.transportOptions = transportOptions
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.connectionID = decoded
+            guard let field = fields[1], let decoded = TransportOptionsStruct(value: field) else { return nil }
+            self.transportOptions = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = connectionID.value
+            fields[1] = transportOptions.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``setTransportStatus`` as a driver receives them. Turns transports (and so recording) on or off.
+    public struct SetTransportStatusCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x04
+        public var transportStatus: TransportStatusEnum
+        /// One connection; absent or null for all.
+        public var connectionID: UInt16?
+
+        public init(transportStatus: TransportStatusEnum, connectionID: UInt16? = nil) {
+            self.transportStatus = transportStatus
+            self.connectionID = connectionID
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[1], let decoded = TransportStatusEnum(value: field) else { return nil }
+            self.transportStatus = decoded
+            if let field = fields[0], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.connectionID = decoded
+            } else {
+                self.connectionID = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[1] = transportStatus.value
+            if let connectionID { fields[0] = connectionID.value }
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``manuallyTriggerTransport`` as a driver receives them. Makes a transport push now.
+    public struct ManuallyTriggerTransportCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x05
+        public var connectionID: UInt16
+        public var activationReason: TriggerActivationReasonEnum
+        public var timeControl: TransportMotionTriggerTimeControlStruct?
+
+        public init(connectionID: UInt16, activationReason: TriggerActivationReasonEnum, timeControl: TransportMotionTriggerTimeControlStruct? = nil) {
+            self.connectionID = connectionID
+            self.activationReason = activationReason
+            self.timeControl = timeControl
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.connectionID = decoded
+            guard let field = fields[1], let decoded = TriggerActivationReasonEnum(value: field) else { return nil }
+            self.activationReason = decoded
+            if let field = fields[2], field != .null {
+                guard let decoded = TransportMotionTriggerTimeControlStruct(value: field) else { return nil }
+                self.timeControl = decoded
+            } else {
+                self.timeControl = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = connectionID.value
+            fields[1] = activationReason.value
+            if let timeControl { fields[2] = timeControl.value }
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``findTransport`` as a driver receives them. Lists transport configurations.
+    public struct FindTransportCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.PushAvStreamTransportTrait
+        /// The command's id.
+        public static let id: CommandID = 0x06
+        /// One connection; absent or null for all.
+        public var connectionID: UInt16?
+
+        public init(connectionID: UInt16? = nil) {
+            self.connectionID = connectionID
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            if let field = fields[0], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.connectionID = decoded
+            } else {
+                self.connectionID = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            if let connectionID { fields[0] = connectionID.value }
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let supportedFormats: AttributeID = 0x0000
@@ -535,22 +715,30 @@ extension Google.PushAvStreamTransportTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The container and ingest pairs the camera supports.
         public var supportedFormats: [SupportedFormatStruct]? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return value.decodeList({ SupportedFormatStruct(value: $0) })
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return value.decodeList({ SupportedFormatStruct(value: $0) })
+            }
+            set { values[0x0000] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
 
         /// The push transports and their status. The camera records while one is active.
         public var currentConnections: [TransportConfigurationStruct]? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return value.decodeList({ TransportConfigurationStruct(value: $0) })
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return value.decodeList({ TransportConfigurationStruct(value: $0) })
+            }
+            set { values[0x0001] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
     }
 

@@ -86,16 +86,139 @@ extension Google.WebRtcLiveViewTrait {
         }
     }
 
+    /// The arguments of ``startLiveView`` as a driver receives them. Starts a live-view session from a WebRTC SDP offer.
+    public struct StartLiveViewCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.WebRtcLiveViewTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        /// The SDP offer.
+        public var offerSdp: String
+
+        public init(offerSdp: String) {
+            self.offerSdp = offerSdp
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = String(value: field) else { return nil }
+            self.offerSdp = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = offerSdp.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``extendLiveView`` as a driver receives them. Extends a live-view session before it expires.
+    public struct ExtendLiveViewCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.WebRtcLiveViewTrait
+        /// The command's id.
+        public static let id: CommandID = 0x01
+        public var mediaSessionId: String
+
+        public init(mediaSessionId: String) {
+            self.mediaSessionId = mediaSessionId
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = String(value: field) else { return nil }
+            self.mediaSessionId = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = mediaSessionId.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stopLiveView`` as a driver receives them. Ends a live-view session.
+    public struct StopLiveViewCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.WebRtcLiveViewTrait
+        /// The command's id.
+        public static let id: CommandID = 0x02
+        public var mediaSessionId: String
+
+        public init(mediaSessionId: String) {
+            self.mediaSessionId = mediaSessionId
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = String(value: field) else { return nil }
+            self.mediaSessionId = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = mediaSessionId.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``startTalkback`` as a driver receives them. Starts sending the caller's audio to the camera's speaker in a session.
+    public struct StartTalkbackCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.WebRtcLiveViewTrait
+        /// The command's id.
+        public static let id: CommandID = 0x03
+        public var mediaSessionId: String
+
+        public init(mediaSessionId: String) {
+            self.mediaSessionId = mediaSessionId
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = String(value: field) else { return nil }
+            self.mediaSessionId = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = mediaSessionId.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stopTalkback`` as a driver receives them. Stops talkback in a session.
+    public struct StopTalkbackCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Google.WebRtcLiveViewTrait
+        /// The command's id.
+        public static let id: CommandID = 0x04
+        public var mediaSessionId: String
+
+        public init(mediaSessionId: String) {
+            self.mediaSessionId = mediaSessionId
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = String(value: field) else { return nil }
+            self.mediaSessionId = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = mediaSessionId.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
     }
 
     /// Starts a live-view session from a WebRTC SDP offer.

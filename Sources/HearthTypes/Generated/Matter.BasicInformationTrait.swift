@@ -120,7 +120,8 @@ extension Matter.BasicInformationTrait {
     }
 
     /// The device started.
-    public struct StartUpEvent: Sendable, Hashable, ValueConvertible {
+    public struct StartUpEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.BasicInformationTrait
         /// The event's id.
         public static let id: EventID = 0x00
         public var softwareVersion: UInt32
@@ -143,7 +144,8 @@ extension Matter.BasicInformationTrait {
     }
 
     /// The device is shutting down.
-    public struct ShutDownEvent: Sendable, Hashable, ValueConvertible {
+    public struct ShutDownEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.BasicInformationTrait
         /// The event's id.
         public static let id: EventID = 0x01
 
@@ -158,7 +160,8 @@ extension Matter.BasicInformationTrait {
     }
 
     /// The device left a fabric.
-    public struct LeaveEvent: Sendable, Hashable, ValueConvertible {
+    public struct LeaveEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.BasicInformationTrait
         /// The event's id.
         public static let id: EventID = 0x02
         public var fabricIndex: UInt8
@@ -181,7 +184,8 @@ extension Matter.BasicInformationTrait {
     }
 
     /// The reachable attribute changed.
-    public struct ReachableChangedEvent: Sendable, Hashable, ValueConvertible {
+    public struct ReachableChangedEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.BasicInformationTrait
         /// The event's id.
         public static let id: EventID = 0x03
         public var reachableNewValue: Bool
@@ -231,148 +235,219 @@ extension Matter.BasicInformationTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The revision of the Matter data model the device implements.
         public var dataModelRevision: UInt16? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The vendor's name.
         public var vendorName: String? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The vendor's Matter vendor id.
         public var vendorID: UInt16? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The product's name.
         public var productName: String? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// The product id, unique within the vendor.
         public var productID: UInt16? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
 
         /// A label a user may give the device.
         public var nodeLabel: String? {
-            guard let value = values[0x0005], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0005], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0005] = newValue.map { $0.value } ?? .null }
         }
 
         /// The ISO 3166-1 alpha-2 country code where the device is; XX when unknown.
         public var location: String? {
-            guard let value = values[0x0006], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0006], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0006] = newValue.map { $0.value } ?? .null }
         }
 
         /// The hardware version.
         public var hardwareVersion: UInt16? {
-            guard let value = values[0x0007], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0007], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0007] = newValue.map { $0.value } ?? .null }
         }
 
         /// The hardware version as text.
         public var hardwareVersionString: String? {
-            guard let value = values[0x0008], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0008], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0008] = newValue.map { $0.value } ?? .null }
         }
 
         /// The software version.
         public var softwareVersion: UInt32? {
-            guard let value = values[0x0009], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x0009], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x0009] = newValue.map { $0.value } ?? .null }
         }
 
         /// The software version as text.
         public var softwareVersionString: String? {
-            guard let value = values[0x000A], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000A], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000A] = newValue.map { $0.value } ?? .null }
         }
 
         /// The manufacturing date, starting YYYYMMDD.
         public var manufacturingDate: String? {
-            guard let value = values[0x000B], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000B], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000B] = newValue.map { $0.value } ?? .null }
         }
 
         /// The vendor's part number.
         public var partNumber: String? {
-            guard let value = values[0x000C], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000C], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000C] = newValue.map { $0.value } ?? .null }
         }
 
         /// A web page about the product.
         public var productURL: String? {
-            guard let value = values[0x000D], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000D], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000D] = newValue.map { $0.value } ?? .null }
         }
 
         /// A longer product name or model string.
         public var productLabel: String? {
-            guard let value = values[0x000E], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000E], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000E] = newValue.map { $0.value } ?? .null }
         }
 
         /// The serial number.
         public var serialNumber: String? {
-            guard let value = values[0x000F], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x000F], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x000F] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether configuration on the device itself is disabled.
         public var localConfigDisabled: Bool? {
-            guard let value = values[0x0010], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0010], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0010] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the device can be reached (for bridged devices).
         public var reachable: Bool? {
-            guard let value = values[0x0011], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0011], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0011] = newValue.map { $0.value } ?? .null }
         }
 
         /// A persistent id that does not reveal the serial number.
         public var uniqueID: String? {
-            guard let value = values[0x0012], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0012], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0012] = newValue.map { $0.value } ?? .null }
         }
 
         /// The least the device guarantees to support.
         public var capabilityMinima: CapabilityMinimaStruct? {
-            guard let value = values[0x0013], value != .null else { return nil }
-            return CapabilityMinimaStruct(value: value)
+            get {
+                guard let value = values[0x0013], value != .null else { return nil }
+                return CapabilityMinimaStruct(value: value)
+            }
+            set { values[0x0013] = newValue.map { $0.value } ?? .null }
         }
 
         /// How the product looks.
         public var productAppearance: ProductAppearanceStruct? {
-            guard let value = values[0x0014], value != .null else { return nil }
-            return ProductAppearanceStruct(value: value)
+            get {
+                guard let value = values[0x0014], value != .null else { return nil }
+                return ProductAppearanceStruct(value: value)
+            }
+            set { values[0x0014] = newValue.map { $0.value } ?? .null }
         }
 
         /// The Matter specification version the device implements.
         public var specificationVersion: UInt32? {
-            guard let value = values[0x0015], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x0015], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x0015] = newValue.map { $0.value } ?? .null }
         }
 
         /// The most command paths one invoke may carry.
         public var maxPathsPerInvoke: UInt16? {
-            guard let value = values[0x0016], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0016], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0016] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -27,7 +27,8 @@ extension Matter {
 
 extension Matter.BooleanStateTrait {
     /// The state changed.
-    public struct StateChangeEvent: Sendable, Hashable, ValueConvertible {
+    public struct StateChangeEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.BooleanStateTrait
         /// The event's id.
         public static let id: EventID = 0x00
         /// The new state.
@@ -56,16 +57,21 @@ extension Matter.BooleanStateTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The current state. For a contact sensor, true means in contact (closed).
         public var stateValue: Bool? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
     }
 }

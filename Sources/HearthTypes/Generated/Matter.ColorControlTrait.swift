@@ -102,6 +102,781 @@ extension Matter.ColorControlTrait {
         public static let executeIfOff = OptionsBitmap(rawValue: 1 << 0)
     }
 
+    /// The arguments of ``moveToHue`` as a driver receives them. Moves to a hue.
+    public struct MoveToHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        public var hue: UInt8
+        public var direction: DirectionEnum
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(hue: UInt8, direction: DirectionEnum, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.hue = hue
+            self.direction = direction
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt8(value: field) else { return nil }
+            self.hue = decoded
+            guard let field = fields[1], let decoded = DirectionEnum(value: field) else { return nil }
+            self.direction = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = hue.value
+            fields[1] = direction.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveHue`` as a driver receives them. Moves the hue continuously.
+    public struct MoveHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x01
+        public var moveMode: MoveModeEnum
+        /// Steps per second.
+        public var rate: UInt8
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt8, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.rate = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stepHue`` as a driver receives them. Steps the hue.
+    public struct StepHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x02
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt8
+        /// Tenths of a second.
+        public var transitionTime: UInt8
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt8, transitionTime: UInt8, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.stepSize = decoded
+            guard let field = fields[2], let decoded = UInt8(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveToSaturation`` as a driver receives them. Moves to a saturation.
+    public struct MoveToSaturationCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x03
+        public var saturation: UInt8
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(saturation: UInt8, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.saturation = saturation
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt8(value: field) else { return nil }
+            self.saturation = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = saturation.value
+            fields[1] = transitionTime.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveSaturation`` as a driver receives them. Moves the saturation continuously.
+    public struct MoveSaturationCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x04
+        public var moveMode: MoveModeEnum
+        public var rate: UInt8
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt8, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.rate = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stepSaturation`` as a driver receives them. Steps the saturation.
+    public struct StepSaturationCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x05
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt8
+        /// Tenths of a second.
+        public var transitionTime: UInt8
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt8, transitionTime: UInt8, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.stepSize = decoded
+            guard let field = fields[2], let decoded = UInt8(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveToHueAndSaturation`` as a driver receives them. Moves to a hue and saturation.
+    public struct MoveToHueAndSaturationCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x06
+        public var hue: UInt8
+        public var saturation: UInt8
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(hue: UInt8, saturation: UInt8, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.hue = hue
+            self.saturation = saturation
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt8(value: field) else { return nil }
+            self.hue = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.saturation = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = hue.value
+            fields[1] = saturation.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveToColor`` as a driver receives them. Moves to a CIE xy colour.
+    public struct MoveToColorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x07
+        public var colorX: UInt16
+        public var colorY: UInt16
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(colorX: UInt16, colorY: UInt16, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.colorX = colorX
+            self.colorY = colorY
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.colorX = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.colorY = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = colorX.value
+            fields[1] = colorY.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveColor`` as a driver receives them. Moves the xy colour continuously.
+    public struct MoveColorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x08
+        public var rateX: Int16
+        public var rateY: Int16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(rateX: Int16, rateY: Int16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.rateX = rateX
+            self.rateY = rateY
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = Int16(value: field) else { return nil }
+            self.rateX = decoded
+            guard let field = fields[1], let decoded = Int16(value: field) else { return nil }
+            self.rateY = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = rateX.value
+            fields[1] = rateY.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stepColor`` as a driver receives them. Steps the xy colour.
+    public struct StepColorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x09
+        public var stepX: Int16
+        public var stepY: Int16
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepX: Int16, stepY: Int16, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepX = stepX
+            self.stepY = stepY
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = Int16(value: field) else { return nil }
+            self.stepX = decoded
+            guard let field = fields[1], let decoded = Int16(value: field) else { return nil }
+            self.stepY = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepX.value
+            fields[1] = stepY.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveToColorTemperature`` as a driver receives them. Moves to a colour temperature.
+    public struct MoveToColorTemperatureCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x0A
+        public var colorTemperatureMireds: UInt16
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(colorTemperatureMireds: UInt16, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.colorTemperatureMireds = colorTemperatureMireds
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.colorTemperatureMireds = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = colorTemperatureMireds.value
+            fields[1] = transitionTime.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``enhancedMoveToHue`` as a driver receives them. Moves to a 16-bit hue.
+    public struct EnhancedMoveToHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x40
+        public var enhancedHue: UInt16
+        public var direction: DirectionEnum
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(enhancedHue: UInt16, direction: DirectionEnum, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.enhancedHue = enhancedHue
+            self.direction = direction
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.enhancedHue = decoded
+            guard let field = fields[1], let decoded = DirectionEnum(value: field) else { return nil }
+            self.direction = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = enhancedHue.value
+            fields[1] = direction.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``enhancedMoveHue`` as a driver receives them. Moves the 16-bit hue continuously.
+    public struct EnhancedMoveHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x41
+        public var moveMode: MoveModeEnum
+        public var rate: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.rate = decoded
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.value
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``enhancedStepHue`` as a driver receives them. Steps the 16-bit hue.
+    public struct EnhancedStepHueCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x42
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt16
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt16, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.stepSize = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``enhancedMoveToHueAndSaturation`` as a driver receives them. Moves to a 16-bit hue and a saturation.
+    public struct EnhancedMoveToHueAndSaturationCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x43
+        public var enhancedHue: UInt16
+        public var saturation: UInt8
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(enhancedHue: UInt16, saturation: UInt8, transitionTime: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.enhancedHue = enhancedHue
+            self.saturation = saturation
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.enhancedHue = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.saturation = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = enhancedHue.value
+            fields[1] = saturation.value
+            fields[2] = transitionTime.value
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stopMoveStep`` as a driver receives them. Stops a colour move or step in progress.
+    public struct StopMoveStepCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x47
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[1], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = optionsMask.value
+            fields[1] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveColorTemperature`` as a driver receives them. Moves the colour temperature continuously within bounds.
+    public struct MoveColorTemperatureCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x4B
+        public var moveMode: MoveModeEnum
+        public var rate: UInt16
+        public var colorTemperatureMinimumMireds: UInt16
+        public var colorTemperatureMaximumMireds: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt16, colorTemperatureMinimumMireds: UInt16, colorTemperatureMaximumMireds: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.colorTemperatureMinimumMireds = colorTemperatureMinimumMireds
+            self.colorTemperatureMaximumMireds = colorTemperatureMaximumMireds
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.rate = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.colorTemperatureMinimumMireds = decoded
+            guard let field = fields[3], let decoded = UInt16(value: field) else { return nil }
+            self.colorTemperatureMaximumMireds = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[5], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.value
+            fields[2] = colorTemperatureMinimumMireds.value
+            fields[3] = colorTemperatureMaximumMireds.value
+            fields[4] = optionsMask.value
+            fields[5] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stepColorTemperature`` as a driver receives them. Steps the colour temperature within bounds.
+    public struct StepColorTemperatureCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ColorControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x4C
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt16
+        /// Tenths of a second.
+        public var transitionTime: UInt16
+        public var colorTemperatureMinimumMireds: UInt16
+        public var colorTemperatureMaximumMireds: UInt16
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt16, transitionTime: UInt16, colorTemperatureMinimumMireds: UInt16, colorTemperatureMaximumMireds: UInt16, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.colorTemperatureMinimumMireds = colorTemperatureMinimumMireds
+            self.colorTemperatureMaximumMireds = colorTemperatureMaximumMireds
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.stepSize = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.transitionTime = decoded
+            guard let field = fields[3], let decoded = UInt16(value: field) else { return nil }
+            self.colorTemperatureMinimumMireds = decoded
+            guard let field = fields[4], let decoded = UInt16(value: field) else { return nil }
+            self.colorTemperatureMaximumMireds = decoded
+            guard let field = fields[5], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[6], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.value
+            fields[3] = colorTemperatureMinimumMireds.value
+            fields[4] = colorTemperatureMaximumMireds.value
+            fields[5] = optionsMask.value
+            fields[6] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let currentHue: AttributeID = 0x0000
@@ -123,106 +898,156 @@ extension Matter.ColorControlTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The hue, 0 to 254 round the colour circle (hue/saturation feature).
         public var currentHue: UInt8? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The saturation, 0 to 254 (hue/saturation feature).
         public var currentSaturation: UInt8? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// Tenths of a second until the current colour transition ends.
         public var remainingTime: UInt16? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The CIE x coordinate times 65536 (XY feature).
         public var currentX: UInt16? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// The CIE y coordinate times 65536 (XY feature).
         public var currentY: UInt16? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
 
         /// The colour temperature in mireds (colour-temperature feature).
         public var colorTemperatureMireds: UInt16? {
-            guard let value = values[0x0007], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0007], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0007] = newValue.map { $0.value } ?? .null }
         }
 
         /// Which attributes currently set the colour.
         public var colorMode: ColorModeEnum? {
-            guard let value = values[0x0008], value != .null else { return nil }
-            return ColorModeEnum(value: value)
+            get {
+                guard let value = values[0x0008], value != .null else { return nil }
+                return ColorModeEnum(value: value)
+            }
+            set { values[0x0008] = newValue.map { $0.value } ?? .null }
         }
 
         /// Default options for colour commands.
         public var options: OptionsBitmap? {
-            guard let value = values[0x000F], value != .null else { return nil }
-            return OptionsBitmap(value: value)
+            get {
+                guard let value = values[0x000F], value != .null else { return nil }
+                return OptionsBitmap(value: value)
+            }
+            set { values[0x000F] = newValue.map { $0.value } ?? .null }
         }
 
         /// How many primaries the light has; null when unknown.
         public var numberOfPrimaries: UInt8? {
-            guard let value = values[0x0010], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0010], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0010] = newValue.map { $0.value } ?? .null }
         }
 
         /// The 16-bit hue (enhanced-hue feature).
         public var enhancedCurrentHue: UInt16? {
-            guard let value = values[0x4000], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x4000], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x4000] = newValue.map { $0.value } ?? .null }
         }
 
         /// Which attributes currently set the colour, including enhanced hue.
         public var enhancedColorMode: EnhancedColorModeEnum? {
-            guard let value = values[0x4001], value != .null else { return nil }
-            return EnhancedColorModeEnum(value: value)
+            get {
+                guard let value = values[0x4001], value != .null else { return nil }
+                return EnhancedColorModeEnum(value: value)
+            }
+            set { values[0x4001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The colour features the light supports.
         public var colorCapabilities: ColorCapabilitiesBitmap? {
-            guard let value = values[0x400A], value != .null else { return nil }
-            return ColorCapabilitiesBitmap(value: value)
+            get {
+                guard let value = values[0x400A], value != .null else { return nil }
+                return ColorCapabilitiesBitmap(value: value)
+            }
+            set { values[0x400A] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest colour temperature in mireds the light can make (colour-temperature feature).
         public var colorTempPhysicalMinMireds: UInt16? {
-            guard let value = values[0x400B], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x400B], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x400B] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest colour temperature in mireds the light can make (colour-temperature feature).
         public var colorTempPhysicalMaxMireds: UInt16? {
-            guard let value = values[0x400C], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x400C], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x400C] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lower bound of colour temperature when it follows the level (colour-temperature feature).
         public var coupleColorTempToLevelMinMireds: UInt16? {
-            guard let value = values[0x400D], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x400D], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x400D] = newValue.map { $0.value } ?? .null }
         }
 
         /// The colour temperature after power-up; null keeps the previous one (colour-temperature feature).
         public var startUpColorTemperatureMireds: UInt16? {
-            guard let value = values[0x4010], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x4010], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x4010] = newValue.map { $0.value } ?? .null }
         }
     }
 

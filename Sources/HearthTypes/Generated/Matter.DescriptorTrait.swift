@@ -63,34 +63,48 @@ extension Matter.DescriptorTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The device types of this endpoint.
         public var deviceTypeList: [DeviceTypeStruct]? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return value.decodeList({ DeviceTypeStruct(value: $0) })
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return value.decodeList({ DeviceTypeStruct(value: $0) })
+            }
+            set { values[0x0000] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
 
         /// Cluster ids this endpoint serves.
         public var serverList: [UInt32]? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return value.decodeList({ UInt32(value: $0) })
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return value.decodeList({ UInt32(value: $0) })
+            }
+            set { values[0x0001] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
 
         /// Cluster ids this endpoint uses as a client.
         public var clientList: [UInt32]? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return value.decodeList({ UInt32(value: $0) })
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return value.decodeList({ UInt32(value: $0) })
+            }
+            set { values[0x0002] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
 
         /// Endpoint numbers that are parts of this endpoint.
         public var partsList: [UInt16]? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return value.decodeList({ UInt16(value: $0) })
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return value.decodeList({ UInt16(value: $0) })
+            }
+            set { values[0x0003] = newValue.map { Value.list($0.map { $0.value }) } ?? .null }
         }
     }
 }

@@ -148,7 +148,8 @@ extension Matter.DoorLockTrait {
     }
 
     /// The lock raised an alarm.
-    public struct DoorLockAlarmEvent: Sendable, Hashable, ValueConvertible {
+    public struct DoorLockAlarmEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.DoorLockTrait
         /// The event's id.
         public static let id: EventID = 0x00
         public var alarmCode: AlarmCodeEnum
@@ -171,7 +172,8 @@ extension Matter.DoorLockTrait {
     }
 
     /// The door's state changed (door-position-sensor feature).
-    public struct DoorStateChangeEvent: Sendable, Hashable, ValueConvertible {
+    public struct DoorStateChangeEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.DoorLockTrait
         /// The event's id.
         public static let id: EventID = 0x01
         public var doorState: DoorStateEnum
@@ -194,7 +196,8 @@ extension Matter.DoorLockTrait {
     }
 
     /// The lock was operated.
-    public struct LockOperationEvent: Sendable, Hashable, ValueConvertible {
+    public struct LockOperationEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.DoorLockTrait
         /// The event's id.
         public static let id: EventID = 0x02
         public var lockOperationType: LockOperationTypeEnum
@@ -249,7 +252,8 @@ extension Matter.DoorLockTrait {
     }
 
     /// A lock operation failed.
-    public struct LockOperationErrorEvent: Sendable, Hashable, ValueConvertible {
+    public struct LockOperationErrorEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.DoorLockTrait
         /// The event's id.
         public static let id: EventID = 0x03
         public var lockOperationType: LockOperationTypeEnum
@@ -308,6 +312,126 @@ extension Matter.DoorLockTrait {
         }
     }
 
+    /// The arguments of ``lockDoor`` as a driver receives them. Locks the door.
+    public struct LockDoorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.DoorLockTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        /// A PIN, when the lock requires one for remote operation.
+        public var pinCode: [UInt8]?
+
+        public init(pinCode: [UInt8]? = nil) {
+            self.pinCode = pinCode
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            if let field = fields[0], field != .null {
+                guard let decoded = field.bytesValue else { return nil }
+                self.pinCode = decoded
+            } else {
+                self.pinCode = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            if let pinCode { fields[0] = Value.bytes(pinCode) }
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``unlockDoor`` as a driver receives them. Unlocks the door.
+    public struct UnlockDoorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.DoorLockTrait
+        /// The command's id.
+        public static let id: CommandID = 0x01
+        /// A PIN, when the lock requires one for remote operation.
+        public var pinCode: [UInt8]?
+
+        public init(pinCode: [UInt8]? = nil) {
+            self.pinCode = pinCode
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            if let field = fields[0], field != .null {
+                guard let decoded = field.bytesValue else { return nil }
+                self.pinCode = decoded
+            } else {
+                self.pinCode = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            if let pinCode { fields[0] = Value.bytes(pinCode) }
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``unlockWithTimeout`` as a driver receives them. Unlocks the door, then relocks it after a timeout.
+    public struct UnlockWithTimeoutCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.DoorLockTrait
+        /// The command's id.
+        public static let id: CommandID = 0x03
+        /// Seconds until the lock relocks.
+        public var timeout: UInt16
+        public var pinCode: [UInt8]?
+
+        public init(timeout: UInt16, pinCode: [UInt8]? = nil) {
+            self.timeout = timeout
+            self.pinCode = pinCode
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.timeout = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = field.bytesValue else { return nil }
+                self.pinCode = decoded
+            } else {
+                self.pinCode = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = timeout.value
+            if let pinCode { fields[1] = Value.bytes(pinCode) }
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``unboltDoor`` as a driver receives them. Unbolts the door without pulling the latch (unbolting feature).
+    public struct UnboltDoorCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.DoorLockTrait
+        /// The command's id.
+        public static let id: CommandID = 0x27
+        public var pinCode: [UInt8]?
+
+        public init(pinCode: [UInt8]? = nil) {
+            self.pinCode = pinCode
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            if let field = fields[0], field != .null {
+                guard let decoded = field.bytesValue else { return nil }
+                self.pinCode = decoded
+            } else {
+                self.pinCode = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            if let pinCode { fields[0] = Value.bytes(pinCode) }
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let lockState: AttributeID = 0x0000
@@ -329,106 +453,156 @@ extension Matter.DoorLockTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The state of the lock; null when unknown.
         public var lockState: LockStateEnum? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return LockStateEnum(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return LockStateEnum(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The physical kind of lock.
         public var lockType: LockTypeEnum? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return LockTypeEnum(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return LockTypeEnum(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the lock's actuator can be operated.
         public var actuatorEnabled: Bool? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The state of the door (door-position-sensor feature).
         public var doorState: DoorStateEnum? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return DoorStateEnum(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return DoorStateEnum(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// How many times the door has opened.
         public var doorOpenEvents: UInt32? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
 
         /// How many times the door has closed.
         public var doorClosedEvents: UInt32? {
-            guard let value = values[0x0005], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x0005], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x0005] = newValue.map { $0.value } ?? .null }
         }
 
         /// Minutes the door has been open since the last close.
         public var openPeriod: UInt16? {
-            guard let value = values[0x0006], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0006], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0006] = newValue.map { $0.value } ?? .null }
         }
 
         /// The language the lock's interface uses (ISO 639-1).
         public var language: String? {
-            guard let value = values[0x0021], value != .null else { return nil }
-            return String(value: value)
+            get {
+                guard let value = values[0x0021], value != .null else { return nil }
+                return String(value: value)
+            }
+            set { values[0x0021] = newValue.map { $0.value } ?? .null }
         }
 
         /// When the LED signals.
         public var ledSettings: LEDSettingEnum? {
-            guard let value = values[0x0022], value != .null else { return nil }
-            return LEDSettingEnum(value: value)
+            get {
+                guard let value = values[0x0022], value != .null else { return nil }
+                return LEDSettingEnum(value: value)
+            }
+            set { values[0x0022] = newValue.map { $0.value } ?? .null }
         }
 
         /// Seconds after an unlock before the lock relocks itself; 0 disables.
         public var autoRelockTime: UInt32? {
-            guard let value = values[0x0023], value != .null else { return nil }
-            return UInt32(value: value)
+            get {
+                guard let value = values[0x0023], value != .null else { return nil }
+                return UInt32(value: value)
+            }
+            set { values[0x0023] = newValue.map { $0.value } ?? .null }
         }
 
         /// The sound volume.
         public var soundVolume: SoundVolumeEnum? {
-            guard let value = values[0x0024], value != .null else { return nil }
-            return SoundVolumeEnum(value: value)
+            get {
+                guard let value = values[0x0024], value != .null else { return nil }
+                return SoundVolumeEnum(value: value)
+            }
+            set { values[0x0024] = newValue.map { $0.value } ?? .null }
         }
 
         /// The current operating mode.
         public var operatingMode: OperatingModeEnum? {
-            guard let value = values[0x0025], value != .null else { return nil }
-            return OperatingModeEnum(value: value)
+            get {
+                guard let value = values[0x0025], value != .null else { return nil }
+                return OperatingModeEnum(value: value)
+            }
+            set { values[0x0025] = newValue.map { $0.value } ?? .null }
         }
 
         /// The operating modes the lock supports.
         public var supportedOperatingModes: OperatingModesBitmap? {
-            guard let value = values[0x0026], value != .null else { return nil }
-            return OperatingModesBitmap(value: value)
+            get {
+                guard let value = values[0x0026], value != .null else { return nil }
+                return OperatingModesBitmap(value: value)
+            }
+            set { values[0x0026] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether one touch locks the door.
         public var enableOneTouchLocking: Bool? {
-            guard let value = values[0x0029], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0029], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0029] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the inside status LED is on.
         public var enableInsideStatusLED: Bool? {
-            guard let value = values[0x002A], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x002A], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x002A] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the privacy mode button is enabled.
         public var enablePrivacyModeButton: Bool? {
-            guard let value = values[0x002B], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x002B], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x002B] = newValue.map { $0.value } ?? .null }
         }
     }
 

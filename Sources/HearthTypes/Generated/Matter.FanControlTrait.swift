@@ -98,6 +98,50 @@ extension Matter.FanControlTrait {
         public static let naturalWind = WindBitmap(rawValue: 1 << 1)
     }
 
+    /// The arguments of ``step`` as a driver receives them. Steps the speed up or down (step feature).
+    public struct StepCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.FanControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        public var direction: StepDirectionEnum
+        /// Wrap around past the highest or lowest speed.
+        public var wrap: Bool?
+        /// Treat off as the lowest speed.
+        public var lowestOff: Bool?
+
+        public init(direction: StepDirectionEnum, wrap: Bool? = nil, lowestOff: Bool? = nil) {
+            self.direction = direction
+            self.wrap = wrap
+            self.lowestOff = lowestOff
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepDirectionEnum(value: field) else { return nil }
+            self.direction = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = Bool(value: field) else { return nil }
+                self.wrap = decoded
+            } else {
+                self.wrap = nil
+            }
+            if let field = fields[2], field != .null {
+                guard let decoded = Bool(value: field) else { return nil }
+                self.lowestOff = decoded
+            } else {
+                self.lowestOff = nil
+            }
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = direction.value
+            if let wrap { fields[1] = wrap.value }
+            if let lowestOff { fields[2] = lowestOff.value }
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let fanMode: AttributeID = 0x0000
@@ -115,82 +159,120 @@ extension Matter.FanControlTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The current fan mode.
         public var fanMode: FanModeEnum? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return FanModeEnum(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return FanModeEnum(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The modes the fan offers.
         public var fanModeSequence: FanModeSequenceEnum? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return FanModeSequenceEnum(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return FanModeSequenceEnum(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The requested speed in percent; null while the fan is in auto mode.
         public var percentSetting: UInt8? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The actual speed in percent.
         public var percentCurrent: UInt8? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// The number of speeds (multi-speed feature).
         public var speedMax: UInt8? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
 
         /// The requested speed, 0 to speedMax (multi-speed feature).
         public var speedSetting: UInt8? {
-            guard let value = values[0x0005], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0005], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0005] = newValue.map { $0.value } ?? .null }
         }
 
         /// The actual speed, 0 to speedMax (multi-speed feature).
         public var speedCurrent: UInt8? {
-            guard let value = values[0x0006], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0006], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0006] = newValue.map { $0.value } ?? .null }
         }
 
         /// The rocking movements the fan supports (rocking feature).
         public var rockSupport: RockBitmap? {
-            guard let value = values[0x0007], value != .null else { return nil }
-            return RockBitmap(value: value)
+            get {
+                guard let value = values[0x0007], value != .null else { return nil }
+                return RockBitmap(value: value)
+            }
+            set { values[0x0007] = newValue.map { $0.value } ?? .null }
         }
 
         /// The active rocking movements (rocking feature).
         public var rockSetting: RockBitmap? {
-            guard let value = values[0x0008], value != .null else { return nil }
-            return RockBitmap(value: value)
+            get {
+                guard let value = values[0x0008], value != .null else { return nil }
+                return RockBitmap(value: value)
+            }
+            set { values[0x0008] = newValue.map { $0.value } ?? .null }
         }
 
         /// The wind emulations the fan supports (wind feature).
         public var windSupport: WindBitmap? {
-            guard let value = values[0x0009], value != .null else { return nil }
-            return WindBitmap(value: value)
+            get {
+                guard let value = values[0x0009], value != .null else { return nil }
+                return WindBitmap(value: value)
+            }
+            set { values[0x0009] = newValue.map { $0.value } ?? .null }
         }
 
         /// The active wind emulation (wind feature).
         public var windSetting: WindBitmap? {
-            guard let value = values[0x000A], value != .null else { return nil }
-            return WindBitmap(value: value)
+            get {
+                guard let value = values[0x000A], value != .null else { return nil }
+                return WindBitmap(value: value)
+            }
+            set { values[0x000A] = newValue.map { $0.value } ?? .null }
         }
 
         /// The airflow direction (airflow-direction feature).
         public var airflowDirection: AirflowDirectionEnum? {
-            guard let value = values[0x000B], value != .null else { return nil }
-            return AirflowDirectionEnum(value: value)
+            get {
+                guard let value = values[0x000B], value != .null else { return nil }
+                return AirflowDirectionEnum(value: value)
+            }
+            set { values[0x000B] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -64,6 +64,60 @@ extension Matter.IdentifyTrait {
         case actuator = 5
     }
 
+    /// The arguments of ``identify`` as a driver receives them. Starts (or with 0, stops) identifying for a number of seconds.
+    public struct IdentifyCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.IdentifyTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        /// Seconds to identify.
+        public var identifyTime: UInt16
+
+        public init(identifyTime: UInt16) {
+            self.identifyTime = identifyTime
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt16(value: field) else { return nil }
+            self.identifyTime = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = identifyTime.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``triggerEffect`` as a driver receives them. Shows an identification effect.
+    public struct TriggerEffectCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.IdentifyTrait
+        /// The command's id.
+        public static let id: CommandID = 0x40
+        public var effectIdentifier: EffectIdentifierEnum
+        public var effectVariant: EffectVariantEnum
+
+        public init(effectIdentifier: EffectIdentifierEnum, effectVariant: EffectVariantEnum) {
+            self.effectIdentifier = effectIdentifier
+            self.effectVariant = effectVariant
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = EffectIdentifierEnum(value: field) else { return nil }
+            self.effectIdentifier = decoded
+            guard let field = fields[1], let decoded = EffectVariantEnum(value: field) else { return nil }
+            self.effectVariant = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = effectIdentifier.value
+            fields[1] = effectVariant.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let identifyTime: AttributeID = 0x0000
@@ -71,22 +125,30 @@ extension Matter.IdentifyTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// Seconds the device keeps identifying; 0 when it is not identifying.
         public var identifyTime: UInt16? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// How the device identifies itself.
         public var identifyType: IdentifyTypeEnum? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return IdentifyTypeEnum(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return IdentifyTypeEnum(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -52,6 +52,337 @@ extension Matter.LevelControlTrait {
         public static let coupleColorTempToLevel = OptionsBitmap(rawValue: 1 << 1)
     }
 
+    /// The arguments of ``moveToLevel`` as a driver receives them. Moves to a level over a transition time.
+    public struct MoveToLevelCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        /// The target level.
+        public var level: UInt8
+        /// Tenths of a second; null uses the device's default.
+        public var transitionTime: UInt16?
+        /// Which options bits the override applies to.
+        public var optionsMask: OptionsBitmap
+        /// Option values for this command.
+        public var optionsOverride: OptionsBitmap
+
+        public init(level: UInt8, transitionTime: UInt16?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.level = level
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt8(value: field) else { return nil }
+            self.level = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.transitionTime = decoded
+            } else {
+                self.transitionTime = nil
+            }
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = level.value
+            fields[1] = transitionTime.map { $0.value } ?? .null
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``move`` as a driver receives them. Moves the level continuously up or down at a rate.
+    public struct MoveCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x01
+        public var moveMode: MoveModeEnum
+        /// Units per second; null uses the default move rate.
+        public var rate: UInt8?
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt8?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = UInt8(value: field) else { return nil }
+                self.rate = decoded
+            } else {
+                self.rate = nil
+            }
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.map { $0.value } ?? .null
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``step`` as a driver receives them. Steps the level up or down by an amount.
+    public struct StepCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x02
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt8
+        public var transitionTime: UInt16?
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt8, transitionTime: UInt16?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.stepSize = decoded
+            if let field = fields[2], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.transitionTime = decoded
+            } else {
+                self.transitionTime = nil
+            }
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.map { $0.value } ?? .null
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stop`` as a driver receives them. Stops a move or step in progress.
+    public struct StopCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x03
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[1], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = optionsMask.value
+            fields[1] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveToLevelWithOnOff`` as a driver receives them. Like moveToLevel, and also turns the device on or off as the level leaves or reaches the minimum.
+    public struct MoveToLevelWithOnOffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x04
+        public var level: UInt8
+        public var transitionTime: UInt16?
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(level: UInt8, transitionTime: UInt16?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.level = level
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = UInt8(value: field) else { return nil }
+            self.level = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.transitionTime = decoded
+            } else {
+                self.transitionTime = nil
+            }
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = level.value
+            fields[1] = transitionTime.map { $0.value } ?? .null
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``moveWithOnOff`` as a driver receives them. Like move, and also drives the on/off state.
+    public struct MoveWithOnOffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x05
+        public var moveMode: MoveModeEnum
+        public var rate: UInt8?
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(moveMode: MoveModeEnum, rate: UInt8?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = MoveModeEnum(value: field) else { return nil }
+            self.moveMode = decoded
+            if let field = fields[1], field != .null {
+                guard let decoded = UInt8(value: field) else { return nil }
+                self.rate = decoded
+            } else {
+                self.rate = nil
+            }
+            guard let field = fields[2], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = moveMode.value
+            fields[1] = rate.map { $0.value } ?? .null
+            fields[2] = optionsMask.value
+            fields[3] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stepWithOnOff`` as a driver receives them. Like step, and also drives the on/off state.
+    public struct StepWithOnOffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x06
+        public var stepMode: StepModeEnum
+        public var stepSize: UInt8
+        public var transitionTime: UInt16?
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(stepMode: StepModeEnum, stepSize: UInt8, transitionTime: UInt16?, optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = StepModeEnum(value: field) else { return nil }
+            self.stepMode = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.stepSize = decoded
+            if let field = fields[2], field != .null {
+                guard let decoded = UInt16(value: field) else { return nil }
+                self.transitionTime = decoded
+            } else {
+                self.transitionTime = nil
+            }
+            guard let field = fields[3], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[4], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = stepMode.value
+            fields[1] = stepSize.value
+            fields[2] = transitionTime.map { $0.value } ?? .null
+            fields[3] = optionsMask.value
+            fields[4] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``stopWithOnOff`` as a driver receives them. Like stop, for the with-on/off commands.
+    public struct StopWithOnOffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.LevelControlTrait
+        /// The command's id.
+        public static let id: CommandID = 0x07
+        public var optionsMask: OptionsBitmap
+        public var optionsOverride: OptionsBitmap
+
+        public init(optionsMask: OptionsBitmap, optionsOverride: OptionsBitmap) {
+            self.optionsMask = optionsMask
+            self.optionsOverride = optionsOverride
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsMask = decoded
+            guard let field = fields[1], let decoded = OptionsBitmap(value: field) else { return nil }
+            self.optionsOverride = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = optionsMask.value
+            fields[1] = optionsOverride.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let currentLevel: AttributeID = 0x0000
@@ -68,76 +399,111 @@ extension Matter.LevelControlTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The current level; null when unknown.
         public var currentLevel: UInt8? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// Tenths of a second until the current transition ends (lighting feature).
         public var remainingTime: UInt16? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest level the device supports (1 or more with the lighting feature).
         public var minLevel: UInt8? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest level the device supports.
         public var maxLevel: UInt8? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// Default options for level commands.
         public var options: OptionsBitmap? {
-            guard let value = values[0x000F], value != .null else { return nil }
-            return OptionsBitmap(value: value)
+            get {
+                guard let value = values[0x000F], value != .null else { return nil }
+                return OptionsBitmap(value: value)
+            }
+            set { values[0x000F] = newValue.map { $0.value } ?? .null }
         }
 
         /// Tenths of a second a transition to on or off takes.
         public var onOffTransitionTime: UInt16? {
-            guard let value = values[0x0010], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0010], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0010] = newValue.map { $0.value } ?? .null }
         }
 
         /// The level the device goes to when turned on; null keeps the previous level.
         public var onLevel: UInt8? {
-            guard let value = values[0x0011], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0011], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0011] = newValue.map { $0.value } ?? .null }
         }
 
         /// Tenths of a second the transition to on takes.
         public var onTransitionTime: UInt16? {
-            guard let value = values[0x0012], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0012], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0012] = newValue.map { $0.value } ?? .null }
         }
 
         /// Tenths of a second the transition to off takes.
         public var offTransitionTime: UInt16? {
-            guard let value = values[0x0013], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0013], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0013] = newValue.map { $0.value } ?? .null }
         }
 
         /// Units per second used by a move command given no rate.
         public var defaultMoveRate: UInt8? {
-            guard let value = values[0x0014], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0014], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0014] = newValue.map { $0.value } ?? .null }
         }
 
         /// The level after power-up; null keeps the level before power was lost (lighting feature).
         public var startUpCurrentLevel: UInt8? {
-            guard let value = values[0x4000], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x4000], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x4000] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -93,7 +93,8 @@ extension Matter.OccupancySensingTrait {
     }
 
     /// The occupancy changed.
-    public struct OccupancyChangedEvent: Sendable, Hashable, ValueConvertible {
+    public struct OccupancyChangedEvent: Sendable, Hashable, TraitEvent {
+        public typealias OwnerTrait = Matter.OccupancySensingTrait
         /// The event's id.
         public static let id: EventID = 0x00
         /// The new occupancy.
@@ -126,40 +127,57 @@ extension Matter.OccupancySensingTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The sensed occupancy.
         public var occupancy: OccupancyBitmap? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return OccupancyBitmap(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return OccupancyBitmap(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The kind of sensor.
         public var occupancySensorType: OccupancySensorTypeEnum? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return OccupancySensorTypeEnum(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return OccupancySensorTypeEnum(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The kinds of sensor present.
         public var occupancySensorTypeBitmap: OccupancySensorTypeBitmap? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return OccupancySensorTypeBitmap(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return OccupancySensorTypeBitmap(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// Seconds the sensor keeps reporting occupied after the last detection.
         public var holdTime: UInt16? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// The allowed range of holdTime.
         public var holdTimeLimits: HoldTimeLimitsStruct? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return HoldTimeLimitsStruct(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return HoldTimeLimitsStruct(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
     }
 

@@ -52,6 +52,136 @@ extension Matter.OnOffTrait {
         public static let acceptOnlyWhenOn = OnOffControlBitmap(rawValue: 1 << 0)
     }
 
+    /// The arguments of ``off`` as a driver receives them. Turns the device off.
+    public struct OffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+
+        public init() {
+        }
+
+        public init?(value: Value) {
+            guard value == .null || value.structFields != nil else { return nil }
+        }
+
+        public var value: Value { .struct([:]) }
+    }
+
+    /// The arguments of ``on`` as a driver receives them. Turns the device on.
+    public struct OnCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x01
+
+        public init() {
+        }
+
+        public init?(value: Value) {
+            guard value == .null || value.structFields != nil else { return nil }
+        }
+
+        public var value: Value { .struct([:]) }
+    }
+
+    /// The arguments of ``toggle`` as a driver receives them. Turns the device on if it is off, and off if it is on.
+    public struct ToggleCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x02
+
+        public init() {
+        }
+
+        public init?(value: Value) {
+            guard value == .null || value.structFields != nil else { return nil }
+        }
+
+        public var value: Value { .struct([:]) }
+    }
+
+    /// The arguments of ``offWithEffect`` as a driver receives them. Turns the device off with a visual effect (lighting feature).
+    public struct OffWithEffectCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x40
+        public var effectIdentifier: EffectIdentifierEnum
+        /// The variant of the effect; its meaning depends on the effect.
+        public var effectVariant: UInt8
+
+        public init(effectIdentifier: EffectIdentifierEnum, effectVariant: UInt8) {
+            self.effectIdentifier = effectIdentifier
+            self.effectVariant = effectVariant
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = EffectIdentifierEnum(value: field) else { return nil }
+            self.effectIdentifier = decoded
+            guard let field = fields[1], let decoded = UInt8(value: field) else { return nil }
+            self.effectVariant = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = effectIdentifier.value
+            fields[1] = effectVariant.value
+            return .struct(fields)
+        }
+    }
+
+    /// The arguments of ``onWithRecallGlobalScene`` as a driver receives them. Turns the device on and recalls the global scene (lighting feature).
+    public struct OnWithRecallGlobalSceneCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x41
+
+        public init() {
+        }
+
+        public init?(value: Value) {
+            guard value == .null || value.structFields != nil else { return nil }
+        }
+
+        public var value: Value { .struct([:]) }
+    }
+
+    /// The arguments of ``onWithTimedOff`` as a driver receives them. Turns the device on for a time, then off (lighting feature).
+    public struct OnWithTimedOffCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.OnOffTrait
+        /// The command's id.
+        public static let id: CommandID = 0x42
+        public var onOffControl: OnOffControlBitmap
+        /// Tenths of a second to stay on.
+        public var onTime: UInt16
+        /// Tenths of a second to ignore on commands afterwards.
+        public var offWaitTime: UInt16
+
+        public init(onOffControl: OnOffControlBitmap, onTime: UInt16, offWaitTime: UInt16) {
+            self.onOffControl = onOffControl
+            self.onTime = onTime
+            self.offWaitTime = offWaitTime
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = OnOffControlBitmap(value: field) else { return nil }
+            self.onOffControl = decoded
+            guard let field = fields[1], let decoded = UInt16(value: field) else { return nil }
+            self.onTime = decoded
+            guard let field = fields[2], let decoded = UInt16(value: field) else { return nil }
+            self.offWaitTime = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = onOffControl.value
+            fields[1] = onTime.value
+            fields[2] = offWaitTime.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let onOff: AttributeID = 0x0000
@@ -62,40 +192,57 @@ extension Matter.OnOffTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// Whether the device is on.
         public var onOff: Bool? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// False after an off-with-effect until a scene is recalled or the device turns on (lighting feature).
         public var globalSceneControl: Bool? {
-            guard let value = values[0x4000], value != .null else { return nil }
-            return Bool(value: value)
+            get {
+                guard let value = values[0x4000], value != .null else { return nil }
+                return Bool(value: value)
+            }
+            set { values[0x4000] = newValue.map { $0.value } ?? .null }
         }
 
         /// Time in tenths of a second the device stays on before turning off (lighting feature).
         public var onTime: UInt16? {
-            guard let value = values[0x4001], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x4001], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x4001] = newValue.map { $0.value } ?? .null }
         }
 
         /// Time in tenths of a second the device ignores on commands after a timed off (lighting feature).
         public var offWaitTime: UInt16? {
-            guard let value = values[0x4002], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x4002], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x4002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The on/off state after power-up; null keeps the state before power was lost (lighting feature).
         public var startUpOnOff: StartUpOnOffEnum? {
-            guard let value = values[0x4003], value != .null else { return nil }
-            return StartUpOnOffEnum(value: value)
+            get {
+                guard let value = values[0x4003], value != .null else { return nil }
+                return StartUpOnOffEnum(value: value)
+            }
+            set { values[0x4003] = newValue.map { $0.value } ?? .null }
         }
     }
 

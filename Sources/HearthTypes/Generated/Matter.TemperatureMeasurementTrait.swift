@@ -35,34 +35,48 @@ extension Matter.TemperatureMeasurementTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The measured temperature in 0.01 °C; null when unknown.
         public var measuredValue: Int16? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest temperature the sensor can measure, in 0.01 °C.
         public var minMeasuredValue: Int16? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest temperature the sensor can measure, in 0.01 °C.
         public var maxMeasuredValue: Int16? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The measurement's tolerance in 0.01 °C.
         public var tolerance: UInt16? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return UInt16(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return UInt16(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
     }
 }

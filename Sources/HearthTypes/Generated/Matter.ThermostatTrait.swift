@@ -96,6 +96,36 @@ extension Matter.ThermostatTrait {
         public static let fanStage3 = RelayStateBitmap(rawValue: 1 << 6)
     }
 
+    /// The arguments of ``setpointRaiseLower`` as a driver receives them. Raises or lowers the heating and/or cooling setpoint.
+    public struct SetpointRaiseLowerCommand: Sendable, Hashable, TraitCommand {
+        public typealias OwnerTrait = Matter.ThermostatTrait
+        /// The command's id.
+        public static let id: CommandID = 0x00
+        public var mode: SetpointRaiseLowerModeEnum
+        /// The change in 0.1 °C; negative lowers.
+        public var amount: Int8
+
+        public init(mode: SetpointRaiseLowerModeEnum, amount: Int8) {
+            self.mode = mode
+            self.amount = amount
+        }
+
+        public init?(value: Value) {
+            guard let fields = value.structFields ?? (value == .null ? [:] : nil) else { return nil }
+            guard let field = fields[0], let decoded = SetpointRaiseLowerModeEnum(value: field) else { return nil }
+            self.mode = decoded
+            guard let field = fields[1], let decoded = Int8(value: field) else { return nil }
+            self.amount = decoded
+        }
+
+        public var value: Value {
+            var fields: [FieldID: Value] = [:]
+            fields[0] = mode.value
+            fields[1] = amount.value
+            return .struct(fields)
+        }
+    }
+
     /// The attributes' ids.
     public enum AttributeIDs {
         public static let localTemperature: AttributeID = 0x0000
@@ -124,148 +154,219 @@ extension Matter.ThermostatTrait {
     }
 
     /// The trait's attributes, typed. Each is nil when the device does not report it, or reports null.
-    public struct Attributes: Sendable, Hashable {
+    ///
+    /// Setting one (as a driver does when it reports) stores its value; setting nil stores null.
+    public struct Attributes: TraitAttributes {
         /// The attribute values by id, as reported.
-        public let values: [AttributeID: Value]
+        public var values: [AttributeID: Value]
 
-        public init(values: [AttributeID: Value]) { self.values = values }
+        public init(values: [AttributeID: Value] = [:]) { self.values = values }
 
         /// The temperature where the thermostat is, in 0.01 °C; null when unknown.
         public var localTemperature: Int16? {
-            guard let value = values[0x0000], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0000], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0000] = newValue.map { $0.value } ?? .null }
         }
 
         /// The outdoor temperature in 0.01 °C.
         public var outdoorTemperature: Int16? {
-            guard let value = values[0x0001], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0001], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0001] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the space is occupied (occupancy feature).
         public var occupancy: OccupancyBitmap? {
-            guard let value = values[0x0002], value != .null else { return nil }
-            return OccupancyBitmap(value: value)
+            get {
+                guard let value = values[0x0002], value != .null else { return nil }
+                return OccupancyBitmap(value: value)
+            }
+            set { values[0x0002] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest heating setpoint the equipment allows.
         public var absMinHeatSetpointLimit: Int16? {
-            guard let value = values[0x0003], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0003], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0003] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest heating setpoint the equipment allows.
         public var absMaxHeatSetpointLimit: Int16? {
-            guard let value = values[0x0004], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0004], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0004] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest cooling setpoint the equipment allows.
         public var absMinCoolSetpointLimit: Int16? {
-            guard let value = values[0x0005], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0005], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0005] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest cooling setpoint the equipment allows.
         public var absMaxCoolSetpointLimit: Int16? {
-            guard let value = values[0x0006], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0006], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0006] = newValue.map { $0.value } ?? .null }
         }
 
         /// Cooling demand in percent.
         public var piCoolingDemand: UInt8? {
-            guard let value = values[0x0007], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0007], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0007] = newValue.map { $0.value } ?? .null }
         }
 
         /// Heating demand in percent.
         public var piHeatingDemand: UInt8? {
-            guard let value = values[0x0008], value != .null else { return nil }
-            return UInt8(value: value)
+            get {
+                guard let value = values[0x0008], value != .null else { return nil }
+                return UInt8(value: value)
+            }
+            set { values[0x0008] = newValue.map { $0.value } ?? .null }
         }
 
         /// An offset added to the local temperature, in 0.1 °C.
         public var localTemperatureCalibration: Int8? {
-            guard let value = values[0x0010], value != .null else { return nil }
-            return Int8(value: value)
+            get {
+                guard let value = values[0x0010], value != .null else { return nil }
+                return Int8(value: value)
+            }
+            set { values[0x0010] = newValue.map { $0.value } ?? .null }
         }
 
         /// The cooling setpoint while occupied, in 0.01 °C (cooling feature).
         public var occupiedCoolingSetpoint: Int16? {
-            guard let value = values[0x0011], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0011], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0011] = newValue.map { $0.value } ?? .null }
         }
 
         /// The heating setpoint while occupied, in 0.01 °C (heating feature).
         public var occupiedHeatingSetpoint: Int16? {
-            guard let value = values[0x0012], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0012], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0012] = newValue.map { $0.value } ?? .null }
         }
 
         /// The cooling setpoint while unoccupied, in 0.01 °C.
         public var unoccupiedCoolingSetpoint: Int16? {
-            guard let value = values[0x0013], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0013], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0013] = newValue.map { $0.value } ?? .null }
         }
 
         /// The heating setpoint while unoccupied, in 0.01 °C.
         public var unoccupiedHeatingSetpoint: Int16? {
-            guard let value = values[0x0014], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0014], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0014] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest heating setpoint users may set.
         public var minHeatSetpointLimit: Int16? {
-            guard let value = values[0x0015], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0015], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0015] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest heating setpoint users may set.
         public var maxHeatSetpointLimit: Int16? {
-            guard let value = values[0x0016], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0016], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0016] = newValue.map { $0.value } ?? .null }
         }
 
         /// The lowest cooling setpoint users may set.
         public var minCoolSetpointLimit: Int16? {
-            guard let value = values[0x0017], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0017], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0017] = newValue.map { $0.value } ?? .null }
         }
 
         /// The highest cooling setpoint users may set.
         public var maxCoolSetpointLimit: Int16? {
-            guard let value = values[0x0018], value != .null else { return nil }
-            return Int16(value: value)
+            get {
+                guard let value = values[0x0018], value != .null else { return nil }
+                return Int16(value: value)
+            }
+            set { values[0x0018] = newValue.map { $0.value } ?? .null }
         }
 
         /// The least gap between heating and cooling setpoints in auto mode, in 0.1 °C (auto feature).
         public var minSetpointDeadBand: Int8? {
-            guard let value = values[0x0019], value != .null else { return nil }
-            return Int8(value: value)
+            get {
+                guard let value = values[0x0019], value != .null else { return nil }
+                return Int8(value: value)
+            }
+            set { values[0x0019] = newValue.map { $0.value } ?? .null }
         }
 
         /// The heating and cooling the equipment can do.
         public var controlSequenceOfOperation: ControlSequenceOfOperationEnum? {
-            guard let value = values[0x001B], value != .null else { return nil }
-            return ControlSequenceOfOperationEnum(value: value)
+            get {
+                guard let value = values[0x001B], value != .null else { return nil }
+                return ControlSequenceOfOperationEnum(value: value)
+            }
+            set { values[0x001B] = newValue.map { $0.value } ?? .null }
         }
 
         /// What the thermostat is asked to do.
         public var systemMode: SystemModeEnum? {
-            guard let value = values[0x001C], value != .null else { return nil }
-            return SystemModeEnum(value: value)
+            get {
+                guard let value = values[0x001C], value != .null else { return nil }
+                return SystemModeEnum(value: value)
+            }
+            set { values[0x001C] = newValue.map { $0.value } ?? .null }
         }
 
         /// Whether the thermostat is heating or cooling in auto mode.
         public var thermostatRunningMode: ThermostatRunningModeEnum? {
-            guard let value = values[0x001E], value != .null else { return nil }
-            return ThermostatRunningModeEnum(value: value)
+            get {
+                guard let value = values[0x001E], value != .null else { return nil }
+                return ThermostatRunningModeEnum(value: value)
+            }
+            set { values[0x001E] = newValue.map { $0.value } ?? .null }
         }
 
         /// Which stages are running.
         public var thermostatRunningState: RelayStateBitmap? {
-            guard let value = values[0x0029], value != .null else { return nil }
-            return RelayStateBitmap(value: value)
+            get {
+                guard let value = values[0x0029], value != .null else { return nil }
+                return RelayStateBitmap(value: value)
+            }
+            set { values[0x0029] = newValue.map { $0.value } ?? .null }
         }
     }
 

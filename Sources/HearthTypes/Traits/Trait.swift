@@ -21,6 +21,33 @@ public struct TraitMetadata: Hashable, Sendable {
     }
 }
 
+/// A trait's attribute values with a typed property for each attribute (generated).
+///
+/// Clients read them (`light.matterTraits.onOffTrait?.attributes.onOff`); drivers set them to report
+/// (`try await lamp.report(Matter.OnOffTrait.self) { $0.onOff = true }` with HearthDriverKit).
+public protocol TraitAttributes: Sendable, Hashable {
+    /// The values by attribute id.
+    var values: [AttributeID: Value] { get set }
+    init(values: [AttributeID: Value])
+}
+
+/// A trait's event (generated): `Matter.BooleanStateTrait.StateChangeEvent`. Drivers emit them.
+public protocol TraitEvent: ValueConvertible, Hashable {
+    /// The trait the event belongs to.
+    associatedtype OwnerTrait: Trait
+    /// The event's id within its trait.
+    static var id: EventID { get }
+}
+
+/// A command's arguments (generated): `Matter.LevelControlTrait.MoveToLevelCommand`. Drivers receive them
+/// decoded; clients call the trait's command methods instead.
+public protocol TraitCommand: ValueConvertible, Hashable {
+    /// The trait the command belongs to.
+    associatedtype OwnerTrait: Trait
+    /// The command's id within its trait.
+    static var id: CommandID { get }
+}
+
 /// A typed trait: `Matter.OnOffTrait`, `Google.CameraAvStreamManagementTrait`, `ExampleOrganization.SpinnerTrait`.
 ///
 /// Generated from the catalog. A value is a snapshot: its attributes do not change; commands and
@@ -33,7 +60,7 @@ public struct TraitMetadata: Hashable, Sendable {
 /// ```
 public protocol Trait: Sendable, Hashable {
     /// The typed view of the attributes.
-    associatedtype Attributes: Sendable, Hashable
+    associatedtype Attributes: TraitAttributes
 
     /// The trait's id (a Matter cluster id, or manufacturer-specific).
     static var traitID: TraitID { get }
