@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "HearthModel", targets: ["HearthModel"]),
         .library(name: "HearthTypes", targets: ["HearthTypes"]),
         .library(name: "HearthHub", targets: ["HearthHub"]),
+        .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
     ],
     dependencies: [
@@ -106,6 +107,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The library a driver is written with: connection, announcements, typed reports, handlers.
+        .target(
+            name: "HearthDriverKit",
+            dependencies: [
+                "HearthWire",
+                "HearthProto",
+                "HearthModel",
+                "HearthTypes",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),

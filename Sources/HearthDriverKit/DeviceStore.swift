@@ -1,0 +1,148 @@
+import DequeModule
+import HearthModel
+import HearthProto
+import OrderedCollections
+import Synchronization
+
+/// Where a trait lives: device, endpoint, trait.
+struct TraitKey: Hashable, Sendable {
+    var device: String
+    var endpoint: UInt32
+    var trait: TraitID
+}
+
+/// The driver's devices with their current values, and what waits to be sent to the hub.
+///
+/// Reports are coalesced per trait until the session's writer takes them: under load a burst of reports
+/// for one trait leaves one report with the newest values, and each message carries many traits. Events
+/// are never coalesced; they are kept in order (bounded, oldest dropped with a count). Command results are
+/// kept for the session that asked.
+final class DeviceStore: Sendable {
+    struct PendingReport: Sendable {
+        var attributes: [AttributeID: Value] = [:]
+        var connectivity: ConnectivityState?
+    }
+
+    struct State: Sendable {
+        var devices: OrderedDictionary<String, DeviceDescription> = [:]
+        var vendorSchemas: [String] = []
+        /// Counts sessions; results carry the number of the session that asked.
+        var session = 0
+        var connected = false
+        var newDevices: OrderedSet<String> = []
+        var removals: [String] = []
+        var reports: OrderedDictionary<TraitKey, PendingReport> = [:]
+        var events: Deque<Hearth_V1_Event> = []
+        var results: [Hearth_V1_CommandResult] = []
+        var droppedEvents = 0
+        var stopping = false
+    }
+
+    let state: Mutex<State>
+    let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    /// Events kept while the writer cannot send (no connection); beyond it the oldest are dropped.
+    let eventLimit: Int
+
+    init(vendorSchemas: [String], eventLimit: Int = 4096) {
+        state = Mutex(State(vendorSchemas: vendorSchemas))
+        (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.eventLimit = eventLimit
+    }
+
+    /// Tells the session's writer there is something to send.
+    func ring() { wake.yield() }
+
+    /// Adds (or replaces) a device; it is announced now if connected, else on connection.
+    func add(_ device: DeviceDescription) {
+        state.withLock { s in
+            s.devices[device.id] = device
+            if s.connected { s.newDevices.append(device.id) }
+        }
+        ring()
+    }
+
+    func remove(_ ids: [String]) {
+        state.withLock { s in
+            for id in ids where s.devices.removeValue(forKey: id) != nil {
+                s.newDevices.remove(id)
+                s.reports.removeAll { $0.key.device == id }
+                if s.connected { s.removals.append(id) }
+            }
+        }
+        ring()
+    }
+
+    func contains(_ id: String) -> Bool { state.withLock { $0.devices[id] != nil } }
+
+    /// Finds the trait: on `endpoint`, or on the first endpoint that has it.
+    static func locate(_ trait: TraitID, endpoint: UInt32?, in device: DeviceDescription) -> (Int, Int)? {
+        for (e, described) in device.endpoints.enumerated() where endpoint == nil || described.endpoint == endpoint {
+            if let t = described.traits.firstIndex(where: { $0.traitID == trait }) { return (e, t) }
+        }
+        return nil
+    }
+
+    /// Changes a trait's values; what changed is queued for the hub. Returns the trait's endpoint.
+    @discardableResult
+    func update(
+        _ device: String, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
+        _ body: (inout [AttributeID: Value]) -> Void
+    ) throws(DriverError) -> UInt32 {
+        let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
+            guard var described = s.devices[device] else { throw .unknownDevice(device) }
+            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
+                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+            }
+            var values = described.endpoints[e].traits[t].attributes
+            body(&values)
+            let before = described.endpoints[e].traits[t]
+            let changed = values.filter { before.attributes[$0.key] != $0.value }
+            let key = TraitKey(device: device, endpoint: described.endpoints[e].endpoint, trait: trait)
+            described.endpoints[e].traits[t].attributes.merge(changed) { _, new in new }
+            if let connectivity { described.endpoints[e].traits[t].connectivity = connectivity }
+            s.devices[device] = described
+            let connectivityChanged = connectivity != nil && connectivity != before.connectivity
+            if !changed.isEmpty || connectivityChanged, s.connected, !s.newDevices.contains(device) {
+                s.reports[key, default: PendingReport()].attributes.merge(changed) { _, new in new }
+                if connectivityChanged { s.reports[key]?.connectivity = connectivity }
+            }
+            return key.endpoint
+        }
+        ring()
+        return endpointNumber
+    }
+
+    /// A trait's current values.
+    func attributes(_ device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> [AttributeID: Value] {
+        try state.withLock { s throws(DriverError) in
+            guard let described = s.devices[device] else { throw .unknownDevice(device) }
+            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
+                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+            }
+            return described.endpoints[e].traits[t].attributes
+        }
+    }
+
+    /// Queues an event (never coalesced).
+    func emit(_ event: Hearth_V1_Event) {
+        state.withLock { s in
+            s.events.append(event)
+            if s.events.count > eventLimit {
+                s.events.removeFirst()
+                s.droppedEvents += 1
+            }
+        }
+        ring()
+    }
+
+    /// Queues a command result for the session that asked; dropped when that session has ended.
+    func complete(_ result: Hearth_V1_CommandResult, session: Int) {
+        let kept = state.withLock { s in
+            guard s.session == session else { return false }
+            s.results.append(result)
+            return true
+        }
+        if kept { ring() }
+    }
+}

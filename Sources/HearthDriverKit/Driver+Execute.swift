@@ -1,0 +1,88 @@
+import HearthModel
+import HearthProto
+import HearthWire
+import Logging
+
+extension Driver {
+    /// Runs the command's handler within the caller's time and turns its outcome into a result.
+    func execute(_ command: Hearth_V1_CommandRequest) async -> Hearth_V1_CommandResult {
+        let trait = TraitID(command.traitID)
+        let id = CommandID(command.commandID)
+        let limit = command.timeoutMs > 0 ? Duration.milliseconds(command.timeoutMs) : configuration.defaultHandlerTimeout
+        let outcome: Result<Value, any Error>?
+        if !store.contains(command.deviceID) {
+            outcome = .failure(DriverError.unknownDevice(command.deviceID))
+        } else if let handler = handlers.command(trait: trait, command: id) {
+            let context = CommandContext(
+                device: DriverDevice(id: command.deviceID, store: store), endpoint: command.endpoint, trait: trait,
+                command: id, fields: Value.fields(of: command.fields), deadline: .now + limit)
+            outcome = await withTimeLimit(limit) { try await handler(context) }
+        } else {
+            outcome = .failure(RPCError(code: .unimplemented, message: "this driver does not handle command \(id) of trait \(trait)"))
+        }
+        var result = Self.result(command.correlationID, outcome, limit: limit)
+        if case .success(let value) = outcome { result.fields = Value.protoStruct(value.structFields ?? [:]) }
+        log(result, "command \(trait)/\(id) on \(command.deviceID)")
+        return result
+    }
+
+    /// Runs the trait's write handler, if any, within the caller's time; on success stores and reports the
+    /// written values.
+    func execute(_ write: Hearth_V1_WriteRequest) async -> Hearth_V1_CommandResult {
+        let trait = TraitID(write.traitID)
+        let limit = write.timeoutMs > 0 ? Duration.milliseconds(write.timeoutMs) : configuration.defaultHandlerTimeout
+        var values: [AttributeID: Value] = [:]
+        for attribute in write.attributes { values[AttributeID(attribute.id)] = Value(proto: attribute.value) }
+        let device = DriverDevice(id: write.deviceID, store: store)
+        let context = WriteContext(
+            device: device, endpoint: write.endpoint, trait: trait, attributes: values, deadline: .now + limit)
+        let written = values
+        let outcome = await withTimeLimit(limit) { [store, handlers] () async throws -> Value in
+            _ = try store.attributes(write.deviceID, trait: trait, endpoint: write.endpoint)  // NOT_FOUND first
+            if let handler = handlers.write(trait: trait) { try await handler(context) }
+            try store.update(write.deviceID, trait: trait, endpoint: write.endpoint) { $0.merge(written) { _, new in new } }
+            return .null
+        }
+        let result = Self.result(write.correlationID, outcome, limit: limit)
+        log(result, "write \(trait) on \(write.deviceID)")
+        return result
+    }
+
+    private static func result(_ correlation: UInt64, _ outcome: Result<Value, any Error>?, limit: Duration)
+        -> Hearth_V1_CommandResult
+    {
+        var result = Hearth_V1_CommandResult()
+        result.correlationID = correlation
+        let failure: RPCError? =
+            switch outcome {
+            case nil: RPCError(code: .deadlineExceeded, message: "the driver's handler did not finish within \(limit)")
+            case .success: nil
+            case .failure(let error as RPCError): error
+            case .failure(let error as DriverError):
+                switch error {
+                case .unknownDevice, .unknownTrait: RPCError(code: .notFound, message: error.description)
+                default: RPCError(code: .internal, message: error.description)
+                }
+            case .failure(is CancellationError): RPCError(code: .cancelled, message: "the driver is disconnecting")
+            case .failure(let error): RPCError(code: .internal, message: "the driver's handler failed: \(error)")
+            }
+        if let failure {
+            result.errorCode = UInt32(failure.code.rawValue)
+            result.errorMessage = failure.message
+        }
+        return result
+    }
+
+    private func log(_ result: Hearth_V1_CommandResult, _ what: String) {
+        guard result.errorCode != 0 else {
+            logger.trace("driver.handled", metadata: ["call": "\(what)"])
+            return
+        }
+        logger.notice(
+            "driver.handler.failed",
+            metadata: [
+                "call": "\(what)", "code": "\(Status.Code(rawValue: Int(result.errorCode)))",
+                "message": "\(result.errorMessage)",
+            ])
+    }
+}

@@ -1,0 +1,151 @@
+import HearthModel
+import HearthProto
+import HearthWire
+import Logging
+import Synchronization
+
+/// How one connection ended.
+enum SessionOutcome: Sendable {
+    /// ``Driver/stop()`` or cancellation: do not reconnect.
+    case stopped
+    /// The hub refused the driver for good.
+    case fatal(DriverError)
+    /// Lost; reconnect. `established`: the hub had welcomed the driver (the backoff starts over).
+    case lost(any Error, established: Bool)
+}
+
+extension Driver {
+    /// One connection: Hello and the announcements, then the writer (queued messages) and the reader
+    /// (commands, writes, rejections) until either side ends.
+    func runSession() async -> SessionOutcome {
+        let established = Flag()
+        let inFlight = InFlight()
+        defer {
+            inFlight.cancelAll()
+            store.endSession()
+        }
+        var metadata = Metadata()
+        metadata.add("authorization", "Bearer \(configuration.token)")
+        do {
+            try await client.bidirectional(DriverMethods.connect, options: CallOptions(metadata: metadata)) { call in
+                var hello = Hearth_V1_DriverMessage()
+                hello.hello.driverID = configuration.driverID
+                hello.hello.driverVersion = configuration.version
+                try await call.write(hello)
+                let (session, opening) = store.beginSession(devicesPerAnnounce: configuration.devicesPerAnnounce)
+                for message in opening { try await call.write(message) }
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        try await self.writeQueued(call, session: session)
+                        return true
+                    }
+                    group.addTask {
+                        for try await message in call.responses {
+                            self.handle(message, session: session, established: established, inFlight: inFlight)
+                        }
+                        return false
+                    }
+                    // The reader ending means the hub closed the stream; the writer ending means we are
+                    // stopping and half-closed: the hub then closes, which ends the reader.
+                    if try await group.next() == false { group.cancelAll() }
+                    try await group.waitForAll()
+                }
+            }
+        } catch let error as RPCError {
+            switch error.code {
+            case .unauthenticated, .permissionDenied: return .fatal(.refused(error.message))
+            case .aborted: return .fatal(.replaced(error.message))
+            default: return .lost(error, established: established.value)
+            }
+        } catch {
+            if Task.isCancelled { return .stopped }
+            return .lost(error, established: established.value)
+        }
+        if stopping.withLock({ $0 }) || Task.isCancelled { return .stopped }
+        return .lost(RPCError(code: .unavailable, message: "the hub ended the stream"), established: established.value)
+    }
+
+    /// Writes what the store holds whenever it rings, until stopping (then half-closes) or cancelled.
+    private func writeQueued(_ call: ClientCall<Hearth_V1_DriverMessage, Hearth_V1_HubMessage>, session: Int)
+        async throws
+    {
+        var wakes = store.wakes.makeAsyncIterator()
+        while true {
+            let (messages, dropped) = store.drain(
+                maxTraitsPerReport: configuration.maxTraitsPerReport, devicesPerAnnounce: configuration.devicesPerAnnounce)
+            if dropped > 0 {
+                logger.warning("driver.events.dropped", metadata: ["events.dropped": "\(dropped)"])
+            }
+            for message in messages { try await call.write(message) }
+            if stopping.withLock({ $0 }) {
+                call.finishRequests()
+                return
+            }
+            guard await wakes.next() != nil else { return }
+        }
+    }
+
+    private func handle(
+        _ message: Hearth_V1_HubMessage, session: Int, established: Flag, inFlight: InFlight
+    ) {
+        switch message.kind {
+        case .welcome(let welcome):
+            established.set()
+            setConnection(.connected(epoch: welcome.epoch))
+            logger.info(
+                "driver.connected",
+                metadata: ["driver.id": "\(welcome.driverID)", "hub.epoch": "\(welcome.epoch)"])
+        case .command(let command):
+            inFlight.start(command.correlationID) {
+                let result = await self.execute(command)
+                self.store.complete(result, session: session)
+            }
+        case .write(let write):
+            inFlight.start(write.correlationID) {
+                let result = await self.execute(write)
+                self.store.complete(result, session: session)
+            }
+        case .rejection(let rejection):
+            logger.warning(
+                "driver.rejected",
+                metadata: [
+                    "subject": "\(rejection.subject)", "code": "\(Status.Code(rawValue: Int(rejection.code)))",
+                    "message": "\(rejection.message)",
+                ])
+        case .announceResult(let result):
+            for rejection in result.rejected {
+                logger.error(
+                    "driver.announce.rejected",
+                    metadata: ["device": "\(rejection.subject)", "message": "\(rejection.message)"])
+            }
+            logger.debug("driver.announced", metadata: ["devices": "\(result.accepted.count)"])
+        case nil:
+            break
+        }
+    }
+}
+
+/// Handler tasks running for one session, cancelled when it ends.
+final class InFlight: Sendable {
+    private let tasks = Mutex<[UInt64: Task<Void, Never>]>([:])
+
+    func start(_ id: UInt64, _ body: @escaping @Sendable () async -> Void) {
+        tasks.withLock { tasks in
+            tasks[id] = Task {
+                await body()
+                self.tasks.withLock { _ = $0.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    func cancelAll() {
+        for task in tasks.withLock({ tasks in defer { tasks = [:] }; return Array(tasks.values) }) { task.cancel() }
+    }
+}
+
+/// A flag set once, read from any task.
+final class Flag: Sendable {
+    private let state = Mutex(false)
+    var value: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
+}

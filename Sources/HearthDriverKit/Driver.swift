@@ -1,0 +1,142 @@
+import Foundation
+public import HearthModel
+public import HearthWire
+public import Logging
+import Synchronization
+
+/// A driver process's connection to the hub, its devices, and its command handlers.
+///
+/// ```swift
+/// let driver = Driver(configuration: try .fromEnvironment(driverID: "lights"))
+/// let lamp = driver.add(DeviceDescription(id: "lamp-1", name: "Lamp", endpoints: [
+///     EndpointDescription(OnOffLightDeviceType.self, traits: [
+///         .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
+///         .trait(Matter.OnOffTrait.self) { $0.onOff = false },
+///     ]),
+/// ]))
+/// driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, context in
+///     try context.device.report(Matter.OnOffTrait.self, endpoint: context.endpoint) { $0.onOff = true }
+/// }
+/// try await driver.run()   // or DriverMain.run(driver) for SIGTERM handling
+/// ```
+///
+/// ``run()`` connects, says Hello, announces every device with its current values, then sends reports,
+/// events and command results as they come and runs handlers for the commands and writes the hub routes
+/// here. When the connection is lost it reconnects with jittered exponential backoff and announces again
+/// (devices and values as they are then). It stops when cancelled or, under ServiceLifecycle, on graceful
+/// shutdown, after sending what is queued.
+public final class Driver: Sendable {
+    /// Connection and batching settings; each default is documented beside it.
+    public struct Configuration: Sendable {
+        /// The hub: `.unix(path:)` for a local hub's socket, or `.tcp(host:port:)`.
+        public var hub: WireClient.Target
+        /// The driver's token (it names the driver to the hub).
+        public var token: String
+        /// The driver id the token is bound to; empty: whatever the token says.
+        public var driverID: String
+        /// Sent in Hello, logged by the hub.
+        public var version: String = "1"
+        /// Waits between reconnection attempts.
+        public var reconnect = Backoff()
+        /// Trait reports per Report message at most. Default 1000.
+        public var maxTraitsPerReport = 1000
+        /// Devices per Announce message at most. Default 200.
+        public var devicesPerAnnounce = 200
+        /// How long a handler may run when the hub sent no deadline. Default 30 s.
+        public var defaultHandlerTimeout: Duration = .seconds(30)
+        /// Vendor trait schemas the devices use; sent with the first announcement of each connection.
+        public var vendorTraitSchemas: [TraitSchema] = []
+
+        public init(hub: WireClient.Target, token: String, driverID: String = "") {
+            self.hub = hub
+            self.token = token
+            self.driverID = driverID
+        }
+    }
+
+    /// Where the driver is in its connection life.
+    public enum ConnectionState: Sendable, Hashable {
+        case connecting
+        /// Connected and announced, to the hub with this epoch.
+        case connected(epoch: String)
+        /// Lost; the next attempt is after the wait.
+        case waiting(attempt: Int)
+        case stopped
+    }
+
+    public let configuration: Configuration
+    let logger: Logger
+    let store: DeviceStore
+    let handlers = HandlerTable()
+    let client: WireClient
+    private let connectionState = Mutex(ConnectionState.connecting)
+    let stopping = Mutex(false)
+
+    /// Creates a driver; nothing connects until ``run()``.
+    public init(configuration: Configuration, logger: Logger = Logger(label: "hearth.driver")) {
+        self.configuration = configuration
+        self.logger = logger
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        store = DeviceStore(
+            vendorSchemas: configuration.vendorTraitSchemas.compactMap {
+                (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) }
+            })
+        client = WireClient(target: configuration.hub)
+    }
+
+    /// The connection's state now.
+    public var connection: ConnectionState { connectionState.withLock { $0 } }
+
+    func setConnection(_ state: ConnectionState) { connectionState.withLock { $0 = state } }
+
+    /// Adds a device (or replaces one with the same id); announced at once when connected.
+    @discardableResult
+    public func add(_ device: DeviceDescription) -> DriverDevice {
+        store.add(device)
+        return DriverDevice(id: device.id, store: store)
+    }
+
+    /// A device added earlier.
+    public func device(_ id: String) -> DriverDevice? {
+        store.contains(id) ? DriverDevice(id: id, store: store) : nil
+    }
+
+    /// Removes devices for good: the hub deletes them (with the user's name and room for them).
+    public func remove(_ ids: [String]) { store.remove(ids) }
+
+    /// Connects and serves until cancelled or stopped; reconnects when the connection is lost.
+    /// - Throws: ``DriverError/refused(_:)`` when the hub refuses the token, ``DriverError/replaced(_:)``
+    ///   when another copy of the driver took over.
+    public func run() async throws {
+        defer {
+            setConnection(.stopped)
+            client.close()
+        }
+        var attempt = 0
+        while !Task.isCancelled, !stopping.withLock({ $0 }) {
+            setConnection(.connecting)
+            let outcome = await runSession()
+            switch outcome {
+            case .stopped: return
+            case .fatal(let error): throw error
+            case .lost(let error, let established):
+                if established { attempt = 0 }
+                if stopping.withLock({ $0 }) { return }
+                let wait = configuration.reconnect.delay(attempt: attempt, random: .random(in: 0...1))
+                logger.warning(
+                    "driver.connection.lost",
+                    metadata: ["error": "\(error)", "retry.in": "\(wait)", "retry.attempt": "\(attempt + 1)"])
+                setConnection(.waiting(attempt: attempt + 1))
+                attempt += 1
+                try? await Task.sleep(for: wait)
+            }
+        }
+    }
+
+    /// Sends what is queued, ends the connection, and makes ``run()`` return.
+    public func stop() {
+        stopping.withLock { $0 = true }
+        store.ring()
+    }
+}

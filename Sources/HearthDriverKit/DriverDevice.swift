@@ -1,0 +1,81 @@
+public import HearthModel
+import HearthProto
+public import HearthTypes
+import Foundation
+
+/// A device of a running driver: report its state, emit its events, read what it last reported.
+///
+/// ```swift
+/// let lamp = driver.add(description)
+/// try lamp.report(Matter.OnOffTrait.self) { $0.onOff = true }
+/// try lamp.emit(Matter.BooleanStateTrait.StateChangeEvent(stateValue: false))
+/// let level = try lamp.attributes(Matter.LevelControlTrait.self).currentLevel
+/// ```
+///
+/// Reports are queued and sent in batches: a burst of reports for one trait reaches the hub as one report
+/// with the newest values. `endpoint` picks the device-type instance; without it the first endpoint that
+/// has the trait is used (give it for a device with two OnOff traits).
+public struct DriverDevice: Sendable, Hashable {
+    /// The driver's id for the device.
+    public let id: String
+    let store: DeviceStore
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.store === rhs.store }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// Sets attribute values of a trait and reports those that changed.
+    /// - Throws: ``DriverError`` when the device or trait is unknown.
+    public func report<T: Trait>(
+        _ trait: T.Type, endpoint: UInt32? = nil, _ body: (inout T.Attributes) -> Void
+    ) throws(DriverError) {
+        try store.update(id, trait: T.traitID, endpoint: endpoint) { values in
+            var attributes = T.Attributes(values: values)
+            body(&attributes)
+            values = attributes.values
+        }
+    }
+
+    /// Sets raw attribute values of a trait by id (vendor traits without generated code).
+    public func report(trait: TraitID, endpoint: UInt32? = nil, _ values: [AttributeID: Value]) throws(DriverError) {
+        try store.update(id, trait: trait, endpoint: endpoint) { $0.merge(values) { _, new in new } }
+    }
+
+    /// The trait's current values, as last reported.
+    public func attributes<T: Trait>(_ trait: T.Type, endpoint: UInt32? = nil) throws(DriverError) -> T.Attributes {
+        T.Attributes(values: try store.attributes(id, trait: T.traitID, endpoint: endpoint))
+    }
+
+    /// Says whether a trait can be reached: `.offline` when, say, the cloud link of a remote trait is cut;
+    /// `.online` when it is back. The hub aggregates traits into the device's connectivity.
+    public func setConnectivity<T: Trait>(_ state: ConnectivityState, of trait: T.Type, endpoint: UInt32? = nil)
+        throws(DriverError)
+    {
+        try setConnectivity(state, trait: T.traitID, endpoint: endpoint)
+    }
+
+    /// ``setConnectivity(_:of:endpoint:)`` by trait id.
+    public func setConnectivity(_ state: ConnectivityState, trait: TraitID, endpoint: UInt32? = nil) throws(DriverError) {
+        try store.update(id, trait: trait, endpoint: endpoint, connectivity: state) { _ in }
+    }
+
+    /// Emits an event of one of the device's traits; events are delivered in order and never coalesced.
+    public func emit<E: TraitEvent>(_ event: E, endpoint: UInt32? = nil) throws(DriverError) {
+        try emit(trait: E.OwnerTrait.traitID, event: E.id, fields: event.value.structFields ?? [:], endpoint: endpoint)
+    }
+
+    /// Emits an event by ids (vendor traits without generated code).
+    public func emit(trait: TraitID, event: EventID, fields: [FieldID: Value], endpoint: UInt32? = nil)
+        throws(DriverError)
+    {
+        // Resolves the endpoint (and checks the trait) without changing anything.
+        let resolved = try store.update(id, trait: trait, endpoint: endpoint) { _ in }
+        var message = Hearth_V1_Event()
+        message.deviceID = id
+        message.endpoint = resolved
+        message.traitID = trait.rawValue
+        message.eventID = event.rawValue
+        message.fields = Value.protoStruct(fields)
+        message.timestampMs = Int64(Date().timeIntervalSince1970 * 1000)
+        store.emit(message)
+    }
+}
