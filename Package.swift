@@ -158,6 +158,8 @@ let package = Package(
             name: "HearthHubTests",
             dependencies: [
                 "HearthHub",
+                "HearthDriverKit",
+                "HearthTypes",
                 "HearthProto",
                 "HearthModel",
                 "HearthWire",
