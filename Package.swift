@@ -127,6 +127,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the shipped simulated drivers share: seeded randomness, the common command line, rooms,
+        // clocks and the simulated cloud link. Built on HearthDriverKit only.
+        .target(
+            name: "HearthSimulator",
+            dependencies: [
+                "HearthDriverKit",
+                "HearthModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-hub",
             dependencies: [

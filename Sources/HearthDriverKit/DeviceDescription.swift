@@ -22,6 +22,9 @@ public struct DeviceDescription: Sendable, Hashable {
     public var id: String
     /// The name the hub gives the device the first time it sees it.
     public var name: String
+    /// The room the hub puts the device in the first time it sees it (created by name in the driver's
+    /// structure if missing); nil leaves it unassigned. After that the room belongs to the user.
+    public var room: String?
     /// Whether the device is a Matter device.
     public var isMatterDevice: Bool
     /// The device-type instances; at most one is primary.
@@ -30,12 +33,14 @@ public struct DeviceDescription: Sendable, Hashable {
     /// Describes a device.
     /// - Parameter basicInformation: the `Matter.BasicInformationTrait` (vendor, product, serial number,
     ///   versions), added to the primary endpoint (or the first one).
+    /// - Parameter room: the room suggested for the device's first appearance (see ``room``).
     public init(
-        id: String, name: String, isMatterDevice: Bool = true, basicInformation: TraitDescription? = nil,
-        endpoints: [EndpointDescription]
+        id: String, name: String, room: String? = nil, isMatterDevice: Bool = true,
+        basicInformation: TraitDescription? = nil, endpoints: [EndpointDescription]
     ) {
         self.id = id
         self.name = name
+        self.room = room
         self.isMatterDevice = isMatterDevice
         self.endpoints = endpoints
         if let basicInformation, !endpoints.isEmpty {

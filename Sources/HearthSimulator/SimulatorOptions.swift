@@ -1,0 +1,53 @@
+public import ArgumentParser
+public import HearthDriverKit
+
+/// The command line every simulated driver shares: how many devices, which seed, which hub.
+///
+/// The hub's supervisor passes the hub and token in the environment (`HEARTH_HUB`,
+/// `HEARTH_DRIVER_TOKEN`); `--hub` and `--token` are for running a driver by hand.
+public struct SimulatorOptions: ParsableArguments, Sendable {
+    @Option(help: "How many devices to simulate.")
+    public var devices: Int
+
+    @Option(help: "Seed of the simulation: the same seed gives the same devices, rooms and values.")
+    public var seed: UInt64 = 1
+
+    @Option(help: "The hub: unix:/path/to/hub.sock or host:port (default: $HEARTH_HUB, else 127.0.0.1:7070).")
+    public var hub: String?
+
+    @Option(help: "The driver token (default: $HEARTH_DRIVER_TOKEN).")
+    public var token: String?
+
+    @Option(help: "Driver id the token is bound to (checked by the hub; default: whatever the token says).")
+    public var driverID: String = ""
+
+    @Option(help: "Share of devices whose platform traits are cloud-routed (remote), 0 to 1.")
+    public var remoteShare: Double = 0.25
+
+    @Option(help: "Seconds between simulated cloud outages of the remote traits (0: never).")
+    public var cloudOutageEvery: Double = 0
+
+    @Option(help: "Seconds each cloud outage lasts.")
+    public var cloudOutageLength: Double = 10
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    public var logLevel: String = "info"
+
+    public init() {}
+
+    public func validate() throws {
+        guard devices >= 0 else { throw ValidationError("--devices must be 0 or more") }
+        guard (0...1).contains(remoteShare) else { throw ValidationError("--remote-share must be between 0 and 1") }
+        guard cloudOutageEvery >= 0, cloudOutageLength > 0 else {
+            throw ValidationError("--cloud-outage-every must be 0 or more and --cloud-outage-length more than 0")
+        }
+    }
+
+    /// The driver's connection settings from these options and the environment.
+    public func configuration() throws -> Driver.Configuration {
+        try Driver.Configuration.fromEnvironment(hub: hub, token: token, driverID: driverID)
+    }
+
+    /// A generator for one part of the simulation; see ``SeededGenerator/init(seed:stream:)``.
+    public func generator(_ stream: String) -> SeededGenerator { SeededGenerator(seed: seed, stream: stream) }
+}
