@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HearthHub
-import Logging
 
 /// Opens an existing data directory in this fresh process and times how soon the engine serves: `info()`
 /// answering, then a watcher from revision 0 holding the whole snapshot. Prints one JSON line on stdout.
@@ -16,6 +15,9 @@ struct ColdStartCommand: AsyncParsableCommand {
     @Option(help: "The devices the directory holds; the run fails if the engine loads another number.")
     var devices: Int
 
+    @Option(help: "Changes the engine retains (HubEngine.Configuration.retainedChanges; default: the engine's).")
+    var retainedChanges: Int?
+
     @Option(help: "CLOCK_MONOTONIC nanoseconds when the parent started this process (for process-ready time).")
     var spawnedAt: UInt64?
 
@@ -24,11 +26,8 @@ struct ColdStartCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("hub.sqlite").path) else {
             throw BenchError("no hub.sqlite in \(dataDirectory)")
         }
-        var logger = Logger(label: "hearth.engine-bench")
-        logger.logLevel = .warning
-
         let started = ContinuousClock.now
-        let engine = try await HubEngine.open(configuration: .init(dataDirectory: directory), logger: logger)
+        let engine = try await openEngine(directory: directory, retainedChanges: retainedChanges)
         let opened = ContinuousClock.now - started
         let result = try await withEngineRunning(engine) { engine in
             _ = await engine.info()

@@ -5,12 +5,19 @@ import Logging
 /// Runs `body` with an engine over `directory`, its commit loop running beside it; stops the loop (which
 /// commits what is pending) when `body` returns or throws.
 func withEngine<T: Sendable>(
-    directory: URL, _ body: (HubEngine) async throws -> T
+    directory: URL, retainedChanges: Int?, _ body: (HubEngine) async throws -> T
 ) async throws -> T {
+    let engine = try await openEngine(directory: directory, retainedChanges: retainedChanges)
+    return try await withEngineRunning(engine, body)
+}
+
+/// `HubEngine.open` with the engine's defaults, a quiet logger, and `retainedChanges` if given.
+func openEngine(directory: URL, retainedChanges: Int?) async throws -> HubEngine {
     var logger = Logger(label: "hearth.engine-bench")
     logger.logLevel = .warning
-    let engine = try await HubEngine.open(configuration: .init(dataDirectory: directory), logger: logger)
-    return try await withEngineRunning(engine, body)
+    var configuration = HubEngine.Configuration(dataDirectory: directory)
+    if let retainedChanges { configuration.retainedChanges = retainedChanges }
+    return try await HubEngine.open(configuration: configuration, logger: logger)
 }
 
 /// Runs `body` while `engine.run()` commits and publishes; then cancels the loop and waits for it.

@@ -28,6 +28,9 @@ struct MeasureCommand: AsyncParsableCommand {
     @Option(help: "What subscribers do with each response: scan (count changes) or decode (SwiftProtobuf).")
     var work = Subscriber.Work.scan
 
+    @Option(help: "Changes the engine retains (HubEngine.Configuration.retainedChanges; default: the engine's).")
+    var retainedChanges: Int?
+
     @Option(help: "The data directory; emptied first.")
     var dataDirectory: String
 
@@ -41,7 +44,7 @@ struct MeasureCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: dataDirectory)
         try? FileManager.default.removeItem(at: directory)
         var lights = Lights(count: devices)
-        let output = try await withEngine(directory: directory) { engine in
+        let output = try await withEngine(directory: directory, retainedChanges: retainedChanges) { engine in
             _ = await engine.driverConnected(Lights.driver)
             let memory = try await announce(engine, &lights)
             var throughput: [ThroughputResult] = []

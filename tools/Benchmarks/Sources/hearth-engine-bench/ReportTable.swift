@@ -11,26 +11,31 @@ struct ReportTable {
         var out: [String] = [
             "",
             "Hearth engine benchmark: HubEngine in process, no sockets. \(report.host), \(report.cpus) CPUs, "
-                + "load average at start \(report.loadAverageAtStart)",
+                + "load average \(report.loadAverageAtStart) at start, \(report.loadAverageAtEnd) at end",
             "Lights report one \(s.traitsPerReport == 1 ? "trait change" : "batch of \(s.traitsPerReport) trait changes") "
                 + "per Report; subscribers watch everything from revision 0 and \(s.subscriberWork) each response; "
-                + "\(Self.number(s.seconds, 1)) s windows after \(Self.number(s.warmupSeconds, 1)) s of warm-up.",
+                + "\(Self.number(s.seconds, 1)) s windows after \(Self.number(s.warmupSeconds, 1)) s of warm-up; "
+                + "the engine retains \(Self.count(s.retainedChanges)) changes.",
             "",
-            "Throughput (changes applied = committed and published; delivered = changes a subscriber received, fewer when coalesced)",
+            "Throughput. reported/s: trait changes the engine took from the driver loop. applied/s: changes committed and",
+            "published, over the time until the last one was. delivered/s: changes one subscriber received, over the time",
+            "until all had everything (fewer than applied when a backlog was coalesced or a subscriber re-listed).",
         ]
         var throughput = TextTable([
-            "devices", "subscribers", "applied/s", "delivered/s per sub", "slowest sub/s", "sub MiB/s",
-            "changes/commit", "coalesced reads", "snapshots s", "drain s", "RSS MiB",
+            "devices", "subscribers", "reported/s", "applied/s", "delivered/s per sub", "slowest sub/s", "sub MiB/s",
+            "changes/commit", "coalesced reads", "relists", "snapshots s", "drain s", "RSS MiB",
         ])
         for result in report.results {
             for t in result.throughput {
                 let none = t.subscribers == 0
                 throughput.add([
-                    Self.count(t.devices), String(t.subscribers), Self.count(t.appliedPerSecond),
+                    Self.count(t.devices), String(t.subscribers), Self.count(t.reportedPerSecond),
+                    Self.count(t.appliedPerSecond),
                     none ? "-" : Self.count(t.deliveredPerSubscriberPerSecond),
                     none ? "-" : Self.count(t.deliveredSlowestPerSecond),
                     none ? "-" : Self.number(t.bytesPerSubscriberPerSecond / 1_048_576, 1),
-                    Self.number(t.changesPerCommit, 0), String(t.coalescedReads),
+                    Self.count(t.changesPerCommit), none ? "-" : String(t.coalescedReads),
+                    none ? "-" : String(t.relists),
                     none ? "-" : Self.number(t.snapshotSeconds, 2), Self.number(t.drainSeconds, 2), Self.mib(t.rssBytes),
                 ])
             }

@@ -14,37 +14,49 @@ struct MemoryResult: Codable, Sendable {
 }
 
 /// One measured window of driver reports with `subscribers` watchers attached.
+///
+/// The driver reports for ``seconds``; the window then lasts until the engine has published everything it
+/// took (``publishSeconds``) and every subscriber has received it (``deliverSeconds``). Rates are over those
+/// spans, so a group commit still running when the driver stops counts in full.
 struct ThroughputResult: Codable, Sendable {
     var devices: Int
     var subscribers: Int
     /// How subscribers looked at each response: `scan` or `decode`.
     var subscriberWork: String
     var traitsPerReport: Int
-    /// The measured window (the driver loop's own clock).
+    /// How long the driver loop reported.
     var seconds: Double
     /// Time from starting the subscribers until every one had its whole snapshot (0 without subscribers).
     var snapshotSeconds: Double
-    /// Reports the driver loop made in the window.
+    /// Reports the driver loop made, and the trait changes in them per second: how fast the engine took them.
     var reports: Int
-    /// Revisions published (committed and visible to watchers) during the window.
-    var revisionsApplied: UInt64
-    /// Trait changes published during the window (`hearth_changes_total`).
-    var changesApplied: Int
-    var appliedPerSecond: Double
     var reportedPerSecond: Double
-    /// Group commits during the window, and the mean changes in one.
+    /// From the window's start until every change reported in it (and before) was committed and published.
+    var publishSeconds: Double
+    /// Revisions and trait changes (`hearth_changes_total`) published in that span.
+    var revisionsApplied: UInt64
+    var changesApplied: Int
+    /// ``changesApplied`` ÷ ``publishSeconds``.
+    var appliedPerSecond: Double
+    /// Group commits in that span, and the mean changes in one.
     var commits: Int
     var changesPerCommit: Double
-    /// Changes each subscriber received during the window, per second: mean and slowest.
+    /// From the window's start until every subscriber had every published change (0 without subscribers).
+    var deliverSeconds: Double
+    /// Changes each subscriber received in that span, per second of it: mean and slowest. Fewer than
+    /// applied when the engine coalesced a backlog (newest state per trait) or told a subscriber to re-list.
     var deliveredPerSubscriberPerSecond: Double
     var deliveredSlowestPerSecond: Double
-    /// Response bytes each subscriber received during the window, per second (mean).
+    /// Response bytes each subscriber received in that span, per second (mean).
     var bytesPerSubscriberPerSecond: Double
-    /// Reads of the change log that coalesced a backlog (all subscribers, during the window).
+    /// Reads of the change log that coalesced a backlog (all subscribers, in that span).
     var coalescedReads: Int
-    /// After the window: time until every report was published and every subscriber had reached it.
+    /// Re-lists the subscribers were told in that span (each then watched again from 0: a new snapshot, whose
+    /// changes are not counted as delivered).
+    var relists: Int
+    /// After the driver stopped: time until everything was published and delivered.
     var drainSeconds: Double
-    /// Resident bytes at the end of the window, subscribers attached.
+    /// Resident bytes when the driver stopped, subscribers attached.
     var rssBytes: Int
 }
 
@@ -79,6 +91,8 @@ struct BenchReport: Codable, Sendable {
         var warmupSeconds: Double
         var traitsPerReport: Int
         var subscriberWork: String
+        /// `HubEngine.Configuration.retainedChanges` (the engine's default unless `--retained-changes`).
+        var retainedChanges: Int
         var coldStarts: Int
     }
 
@@ -94,6 +108,7 @@ struct BenchReport: Codable, Sendable {
     var host: String
     var cpus: Int
     var loadAverageAtStart: String
+    var loadAverageAtEnd: String
     var settings: Settings
     var results: [PerDeviceCount]
 }

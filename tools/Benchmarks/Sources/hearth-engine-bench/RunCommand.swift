@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthHub
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "What subscribers do with each response: scan (count the changes) or decode (SwiftProtobuf).")
     var work = Subscriber.Work.scan
 
+    @Option(help: "Changes the engine retains for watchers (HubEngine.Configuration.retainedChanges; default: the engine's, 100000).")
+    var retainedChanges: Int?
+
     @Option(help: "Cold starts per device count, each a fresh process (default 3; --quick: 1).")
     var coldStarts: Int?
 
@@ -45,16 +49,17 @@ struct RunCommand: ParsableCommand {
         if let devices, devices.values.contains(0) { throw ValidationError("--devices must all be at least 1") }
         if let seconds, seconds <= 0 { throw ValidationError("--seconds must be > 0") }
         if let coldStarts, coldStarts < 0 { throw ValidationError("--cold-starts must be >= 0") }
+        if let retainedChanges, retainedChanges < 1 { throw ValidationError("--retained-changes must be at least 1") }
     }
 
     func run() throws {
         let settings = BenchReport.Settings(
             devices: (devices ?? CountList(quick ? [1000, 10000] : [10000, 100_000])).values,
             subscribers: subscribers.values, seconds: seconds ?? (quick ? 2 : 5), warmupSeconds: warmup ?? (quick ? 0.5 : 1),
-            traitsPerReport: traitsPerReport, subscriberWork: work.rawValue, coldStarts: coldStarts ?? (quick ? 1 : 3))
-        let loadAverage =
-            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
-            .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
+            traitsPerReport: traitsPerReport, subscriberWork: work.rawValue,
+            retainedChanges: retainedChanges ?? HubEngine.Configuration(dataDirectory: URL(fileURLWithPath: "/")).retainedChanges,
+            coldStarts: coldStarts ?? (quick ? 1 : 3))
+        let loadAverage = Self.loadAverage()
         let base: URL
         if let workDirectory {
             base = URL(fileURLWithPath: workDirectory)
@@ -65,6 +70,7 @@ struct RunCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         defer { if workDirectory == nil { try? FileManager.default.removeItem(at: base) } }
 
+        let retained = retainedChanges.map { ["--retained-changes", String($0)] } ?? []
         var results: [BenchReport.PerDeviceCount] = []
         for count in settings.devices {
             let directory = base.appendingPathComponent("devices-\(count)").path
@@ -75,13 +81,14 @@ struct RunCommand: ParsableCommand {
                     "--seconds", String(settings.seconds), "--warmup", String(settings.warmupSeconds),
                     "--traits-per-report", String(traitsPerReport), "--work", work.rawValue,
                     "--data-directory", directory,
-                ], as: MeasureOutput.self)
+                ] + retained, as: MeasureOutput.self)
             var starts: [ColdStartResult] = []
             for run in 0..<settings.coldStarts {
                 progress("\(count) devices: cold start \(run + 1) of \(settings.coldStarts) (fresh process)")
                 starts.append(
                     try ChildProcess.run(
-                        ["cold-start", "--data-directory", directory, "--devices", String(count)], spawnedAt: true,
+                        ["cold-start", "--data-directory", directory, "--devices", String(count)] + retained,
+                        spawnedAt: true,
                         as: ColdStartResult.self))
             }
             results.append(
@@ -92,7 +99,8 @@ struct RunCommand: ParsableCommand {
         let report = BenchReport(
             date: ISO8601DateFormatter().string(from: Date()),
             commit: ProcessInfo.processInfo.environment["BENCH_COMMIT"], host: Self.host(),
-            cpus: ProcessInfo.processInfo.activeProcessorCount, loadAverageAtStart: loadAverage, settings: settings,
+            cpus: ProcessInfo.processInfo.activeProcessorCount, loadAverageAtStart: loadAverage,
+            loadAverageAtEnd: Self.loadAverage(), settings: settings,
             results: results)
         print(ReportTable(report).render())
         if let json {
@@ -105,6 +113,12 @@ struct RunCommand: ParsableCommand {
             try encoder.encode(report).write(to: url)
             print("JSON: \(json)")
         }
+    }
+
+    /// The 1, 5 and 15 minute load averages: other work on the machine skews every figure.
+    private static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
+            .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
     }
 
     private static func host() -> String {

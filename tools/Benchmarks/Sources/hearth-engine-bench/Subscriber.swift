@@ -3,7 +3,8 @@ import HearthProto
 import Synchronization
 
 /// One in-process watcher of the whole home (from revision 0, admin rights, no filter): it counts what it
-/// receives, and the benchmark reads the counts while it runs.
+/// receives, and the benchmark reads the counts while it runs. Told to re-list, it does what a client does:
+/// watches again from 0 (a new snapshot), and counts the re-list.
 ///
 /// `HubEngine.watch` calls `send` for one response at a time, so the counters are only ever written by
 /// one task; they are atomics so that the benchmark can read them meanwhile.
@@ -21,12 +22,12 @@ final class Subscriber: Sendable {
     let work: Work
     private let responsesCount = Atomic<Int>(0)
     private let bytesCount = Atomic<Int>(0)
-    /// Changes received after the synced mark (the snapshot's changes are not counted).
+    /// Changes received after a synced mark (snapshot changes are counted apart).
     private let liveChangesCount = Atomic<Int>(0)
     private let snapshotChangesCount = Atomic<Int>(0)
     private let lastRevision = Atomic<UInt64>(0)
-    private let isSynced = Atomic<Bool>(false)
-    private let wasRelisted = Atomic<Bool>(false)
+    private let hasSynced = Atomic<Bool>(false)
+    private let relistCount = Atomic<Int>(0)
 
     init(work: Work) {
         self.work = work
@@ -36,19 +37,31 @@ final class Subscriber: Sendable {
     var bytes: Int { bytesCount.load(ordering: .relaxed) }
     var liveChanges: Int { liveChangesCount.load(ordering: .relaxed) }
     var snapshotChanges: Int { snapshotChangesCount.load(ordering: .relaxed) }
-    /// The revision of the newest response processed (0 until the snapshot is whole).
+    /// The revision the subscriber's copy of the home is at: that of the newest response processed after a
+    /// whole snapshot (0 before the first).
     var revision: UInt64 { lastRevision.load(ordering: .acquiring) }
-    var synced: Bool { isSynced.load(ordering: .acquiring) }
-    var relisted: Bool { wasRelisted.load(ordering: .relaxed) }
+    /// Whether a first snapshot has been received whole.
+    var synced: Bool { hasSynced.load(ordering: .acquiring) }
+    /// Times the engine answered with a re-list (the subscriber had fallen out of the retained change log).
+    var relists: Int { relistCount.load(ordering: .relaxed) }
 
-    /// Watches until cancelled (or until the engine answers with a relist, which the counters record).
+    /// Watches until cancelled, watching again from 0 after each re-list.
     func run(_ engine: HubEngine) async throws {
-        try await engine.watch(Hearth_V1_WatchRequest(), as: Self.admin) { bytes in
-            try self.receive(bytes)
+        while !Task.isCancelled {
+            let stream = StreamState()
+            try await engine.watch(Hearth_V1_WatchRequest(), as: Self.admin) { bytes in
+                try self.receive(bytes, stream)
+            }
+            // `watch` returns by itself only after sending a re-list.
         }
     }
 
-    private func receive(_ bytes: [UInt8]) throws {
+    /// Whether the current stream's snapshot is complete.
+    private final class StreamState: Sendable {
+        let synced = Atomic<Bool>(false)
+    }
+
+    private func receive(_ bytes: [UInt8], _ stream: StreamState) throws {
         let scan =
             switch work {
             case .scan: try WatchResponseScan(scanning: bytes)
@@ -56,13 +69,21 @@ final class Subscriber: Sendable {
             }
         responsesCount.add(1, ordering: .relaxed)
         bytesCount.add(bytes.count, ordering: .relaxed)
-        if scan.relist { wasRelisted.store(true, ordering: .relaxed) }
-        if isSynced.load(ordering: .relaxed) {
+        if scan.relist {
+            relistCount.add(1, ordering: .relaxed)
+            return
+        }
+        if stream.synced.load(ordering: .relaxed) {
             liveChangesCount.add(scan.changes, ordering: .relaxed)
         } else {
             snapshotChangesCount.add(scan.changes, ordering: .relaxed)
         }
-        if scan.revision != 0 { lastRevision.store(scan.revision, ordering: .releasing) }
-        if scan.synced { isSynced.store(true, ordering: .releasing) }
+        if scan.synced {
+            stream.synced.store(true, ordering: .relaxed)
+            hasSynced.store(true, ordering: .releasing)
+        }
+        if stream.synced.load(ordering: .relaxed), scan.revision != 0 {
+            lastRevision.store(scan.revision, ordering: .releasing)
+        }
     }
 }
