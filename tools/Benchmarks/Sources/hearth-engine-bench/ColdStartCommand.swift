@@ -34,10 +34,11 @@ struct ColdStartCommand: AsyncParsableCommand {
             let answered = ContinuousClock.now - started
             let watcher = Subscriber(work: .scan)
             return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await watcher.run(engine) }
+                group.addTask { await watcher.run(engine) }
                 defer { group.cancelAll() }
                 try await waitUntil("the first snapshot", limit: .seconds(600), every: .milliseconds(1)) {
-                    watcher.synced
+                    try Subscriber.check([watcher])
+                    return watcher.synced
                 }
                 let ready = ContinuousClock.now - started
                 let readyAt = ProcessProbe.monotonicNanoseconds()

@@ -28,6 +28,7 @@ final class Subscriber: Sendable {
     private let lastRevision = Atomic<UInt64>(0)
     private let hasSynced = Atomic<Bool>(false)
     private let relistCount = Atomic<Int>(0)
+    private let failure = Mutex<String?>(nil)
 
     init(work: Work) {
         self.work = work
@@ -45,21 +46,39 @@ final class Subscriber: Sendable {
     /// Times the engine answered with a re-list (the subscriber had fallen out of the retained change log).
     var relists: Int { relistCount.load(ordering: .relaxed) }
 
-    /// Watches until cancelled, watching again from 0 after each re-list.
-    func run(_ engine: HubEngine) async throws {
-        while !Task.isCancelled {
-            let stream = StreamState()
-            try await engine.watch(Hearth_V1_WatchRequest(), as: Self.admin) { bytes in
-                try self.receive(bytes, stream)
+    /// Why the subscriber stopped before being cancelled (a malformed response), if it did.
+    var failed: String? { failure.withLock { $0 } }
+
+    /// Watches until cancelled, watching again from 0 after each re-list. An error is kept in ``failed``
+    /// (the benchmark checks it while it waits) and ends the subscriber.
+    func run(_ engine: HubEngine) async {
+        do {
+            while !Task.isCancelled {
+                let stream = StreamState()
+                try await engine.watch(Hearth_V1_WatchRequest(), as: Self.admin) { bytes in
+                    try self.receive(bytes, stream)
+                }
+                // `watch` returns by itself only after sending a re-list.
             }
-            // `watch` returns by itself only after sending a re-list.
-        }
+        } catch where !Task.isCancelled {
+            failure.withLock { $0 = "\(error)" }
+        } catch {}
     }
 
-    /// Whether the current stream's snapshot is complete.
+    /// Throws the first failure of `subscribers`.
+    static func check(_ subscribers: [Subscriber]) throws {
+        if let failed = subscribers.lazy.compactMap(\.failed).first { throw BenchError("a subscriber failed: \(failed)") }
+    }
+
+    /// Whether the current stream's snapshot is complete, and how many responses it has had.
     private final class StreamState: Sendable {
         let synced = Atomic<Bool>(false)
+        let responses = Atomic<Int>(0)
     }
+
+    /// Responses per stream whose scan is checked against a full decode, so that a scanning subscriber
+    /// cannot miscount unnoticed.
+    static let checkedResponses = 16
 
     private func receive(_ bytes: [UInt8], _ stream: StreamState) throws {
         let scan =
@@ -67,6 +86,12 @@ final class Subscriber: Sendable {
             case .scan: try WatchResponseScan(scanning: bytes)
             case .decode: try WatchResponseScan(decoding: bytes)
             }
+        if work == .scan, stream.responses.add(1, ordering: .relaxed).newValue <= Self.checkedResponses {
+            let decoded = try WatchResponseScan(decoding: bytes)
+            guard decoded == scan else {
+                throw BenchError("scanning a response gave \(scan), decoding it \(decoded)")
+            }
+        }
         responsesCount.add(1, ordering: .relaxed)
         bytesCount.add(bytes.count, ordering: .relaxed)
         if scan.relist {

@@ -16,12 +16,13 @@ struct ThroughputRun {
     func run(_ engine: HubEngine, lights: inout Lights) async throws -> ThroughputResult {
         let watchers = (0..<subscribers).map { _ in Subscriber(work: work) }
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            for watcher in watchers { group.addTask { try await watcher.run(engine) } }
+            for watcher in watchers { group.addTask { await watcher.run(engine) } }
             defer { group.cancelAll() }
 
             let attached = ContinuousClock.now
             try await waitUntil("\(subscribers) subscribers' snapshots", limit: limit) {
-                watchers.allSatisfy(\.synced)
+                try Subscriber.check(watchers)
+                return watchers.allSatisfy(\.synced)
             }
             let snapshotTime = ContinuousClock.now - attached
             // Nothing is pending now (a snapshot waits for everything before it to be published), so every
@@ -46,7 +47,8 @@ struct ThroughputRun {
             let published = Sample(engine: engine, target, watchers)
             let publishTime = ContinuousClock.now - started
             try await waitUntil("subscribers reaching revision \(target)", limit: limit) {
-                watchers.allSatisfy { $0.revision >= target }
+                try Subscriber.check(watchers)
+                return watchers.allSatisfy { $0.revision >= target }
             }
             let delivered = Sample(engine: engine, target, watchers)
             let deliverTime = ContinuousClock.now - started
