@@ -59,6 +59,8 @@ public actor HubEngine {
     public nonisolated let metrics: HubMetrics
     private let commitSignal: AsyncStream<Void>.Continuation
     private let commitSignals: AsyncStream<Void>
+    /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
+    private var stopped = false
 
     /// The epoch of the data directory.
     public nonisolated let epoch: String
@@ -127,11 +129,14 @@ public actor HubEngine {
         } onCancel: {
             commitSignal.finish()
         }
+        stopped = true
         await commitPending()
     }
 
-    /// Commits everything pending in one transaction, then publishes it.
-    private func commitPending() async {
+    /// Commits everything pending in one transaction, then publishes it. Retries a failed commit until it
+    /// succeeds unless `retrying` is false; then returns the failure (its data stays pending).
+    @discardableResult
+    private func commitPending(retrying: Bool = true) async -> (any Error)? {
         while !pending.isEmpty {
             let taken = pending
             pending = Pending()
@@ -161,9 +166,11 @@ public actor HubEngine {
                 }
                 // Nothing of the batch was published; keep its data for the next attempt.
                 merge(back: taken)
+                guard retrying else { return error }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
+        return nil
     }
 
     private func merge(back taken: Pending) {
@@ -211,6 +218,14 @@ public actor HubEngine {
 
     /// Waits until everything recorded so far is committed and published.
     func awaitCommit() async throws {
+        if stopped {
+            // run() has returned (shutdown), so nothing else commits: a driver disconnecting or a call
+            // finishing during shutdown commits its own change here, once.
+            if let error = await commitPending(retrying: false) {
+                throw HubError(.unavailable, "the hub is stopping and could not store the change (\(error))")
+            }
+            return
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             pending.waiters.append(continuation)
             commitSignal.yield()

@@ -72,9 +72,10 @@ struct DriverKitTests {
                 driver.add(dimmableLight("fine"))
                 driver.onCommand(Matter.OnOffTrait.OffCommand.self) { _, context in
                     guard context.device.id == "fine" else {
-                        // Hangs and ignores cancellation: awaiting an unstructured task's value does not
-                        // pass cancellation on.
-                        await Task.detached { try? await Task.sleep(for: .seconds(3600)) }.value
+                        // Hangs for good and ignores cancellation: awaiting an unstructured task's value does
+                        // not pass cancellation on. (No timer: a pending hour-long sleep would keep the test
+                        // process from exiting.)
+                        await Task.detached { await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in } }.value
                         return
                     }
                     try context.device.report(Matter.OnOffTrait.self) { $0.onOff = false }
