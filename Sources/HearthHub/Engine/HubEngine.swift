@@ -150,7 +150,11 @@ public actor HubEngine {
             do {
                 if !batch.isEmpty {
                     let started = ContinuousClock.now
-                    try await store.commit(batch)
+                    // One commit serves every waiter, so the cancellation of whichever task runs it (a hub
+                    // shutting down, a driver session ending) must not abandon it half-way: it runs in a
+                    // task of its own, which the caller's cancellation does not reach.
+                    let store = store
+                    try await Task { try await store.commit(batch) }.value
                     metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.log.count)
                 }
                 changeLog.publish(batch.log, through: through)
@@ -166,7 +170,8 @@ public actor HubEngine {
                 }
                 // Nothing of the batch was published; keep its data for the next attempt.
                 merge(back: taken)
-                guard retrying else { return error }
+                // Cancelled (shutting down) or asked not to: one attempt only; a cancelled sleep would spin.
+                guard retrying, !Task.isCancelled else { return error }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
