@@ -164,6 +164,40 @@ struct DriverKitTests {
         }
     }
 
+    @Test("a suggested room places a new device once (created by name, matched without case); after that the room is the user's")
+    func suggestedRooms() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                var first = dimmableLight("a")
+                first.room = "Kitchen"
+                var second = dimmableLight("b")
+                second.room = "kitchen"
+                driver.add(first)
+                driver.add(second)
+                try await withDriver(driver) {
+                    let a = try await client.waitForDevice("lights/a") { !$0.roomID.isEmpty }
+                    let b = try await client.waitForDevice("lights/b") { !$0.roomID.isEmpty }
+                    #expect(a.roomID == b.roomID)
+                    let rooms = try await client.watch(.from(0)) { $0.synced }.changes.compactMap { change in
+                        if case .room(let room) = change.kind { room } else { nil }
+                    }
+                    #expect(rooms.map(\.name) == ["Kitchen"])
+                    #expect(rooms.first?.structureID == a.structureID)
+                    // The user takes the lamp out of the kitchen; a re-announcement does not put it back.
+                    _ = try await client.call(HomeMethods.moveDevices, .with {
+                        $0.deviceIds = ["lights/a"]
+                        $0.structureID = a.structureID
+                    })
+                    driver.add(first)
+                    try await Task.sleep(for: .milliseconds(200))
+                    let moved = try await client.waitForDevice("lights/a") { _ in true }
+                    #expect(moved.roomID.isEmpty)
+                }
+            }
+        }
+    }
+
     @Test("a wrong token ends run() with a clear error instead of retrying forever")
     func refusedToken() async throws {
         try await withTemporaryDirectory { dir in
