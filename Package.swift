@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HearthTypes", targets: ["HearthTypes"]),
         .library(name: "HearthHub", targets: ["HearthHub"]),
         .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
+        .library(name: "HearthSDK", targets: ["HearthSDK"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
     ],
     dependencies: [
@@ -38,6 +39,8 @@ let package = Package(
         // The hub's driver supervision: child processes with piped output and SIGTERM-then-SIGKILL teardown.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // HearthSDK's publishers: Combine on Apple platforms, OpenCombine elsewhere (OpenCombineShim picks).
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
@@ -132,6 +135,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client library: a cache fed by one watch stream, the Home API's queries and publishers.
+        .target(
+            name: "HearthSDK",
+            dependencies: [
+                "HearthWire",
+                "HearthProto",
+                "HearthModel",
+                "HearthTypes",
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // What the shipped simulated drivers share: seeded randomness, the common command line, rooms,
         // clocks and the simulated cloud link. Built on HearthDriverKit only.
         .target(
@@ -177,6 +194,7 @@ let package = Package(
             dependencies: [
                 "HearthHub",
                 "HearthDriverKit",
+                "HearthSDK",
                 "HearthTypes",
                 "HearthProto",
                 "HearthModel",
