@@ -24,6 +24,9 @@ public final class Home: Sendable {
         public var callTimeout: Duration = .seconds(30)
         /// Waits between reconnection attempts of the watch stream. Default 200 ms doubling to 10 s.
         public var reconnect = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
+        /// Events an event subscriber may fall behind before it is ended with `resourceExhausted`.
+        /// Default 10 000.
+        public var eventBacklog = 10_000
 
         public init() {}
     }

@@ -33,18 +33,33 @@ final class Feed<Output: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let render: Render
+    /// Whether the render uses events; other feeds drop them at once, so an idle one holds none.
+    private let keepsEvents: Bool
+    /// Events waiting beyond this end the feed with `resourceExhausted`: never dropped in silence.
+    private let eventBacklog: Int
 
-    init(render: @escaping Render) { self.render = render }
+    init(keepsEvents: Bool = false, eventBacklog: Int = 10_000, render: @escaping Render) {
+        self.render = render
+        self.keepsEvents = keepsEvents
+        self.eventBacklog = eventBacklog
+    }
 
     /// Called once registered with the store, to unregister on cancellation.
     func setOnCancel(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onCancel = body } }
 
     /// A new snapshot from the store (synced ones only).
     func push(_ snapshot: HomeSnapshot) {
+        var snapshot = snapshot
+        if !keepsEvents { snapshot.delta.events = [] }
         let resume = state.withLock { s -> (CheckedContinuation<Output?, any Error>, Result<Output?, any Error>)? in
             guard s.end == nil else { return nil }
             if s.snapshot != nil { s.delta.formUnion(snapshot.delta) } else { s.delta = snapshot.delta }
             s.snapshot = snapshot
+            if s.delta.events.count > eventBacklog {
+                s.end = .some(HomeError(.resourceExhausted, "more than \(eventBacklog) events wait for this subscriber"))
+                s.snapshot = nil
+                s.delta = HomeSnapshot.Delta()
+            }
             guard let waiter = s.waiter else { return nil }
             if let output = Self.take(&s, render) {
                 s.waiter = nil

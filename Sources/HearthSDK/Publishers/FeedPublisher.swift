@@ -7,10 +7,11 @@ struct FeedPublisher<Output: Sendable>: Publisher {
     typealias Failure = HomeError
 
     let home: Home
+    var keepsEvents = false
     let render: FeedRender<Output>
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
-        let feed = Feed(render: render)
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
         let subscription = FeedSubscription(feed: feed, subscriber: subscriber)
         subscriber.receive(subscription: subscription)
         home.store.attach(feed)
@@ -92,10 +93,11 @@ where S.Input: Sendable, S.Failure == HomeError {
 public struct HomeUpdates<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
     let home: Home
+    var keepsEvents = false
     let render: FeedRender<Element>
 
     public func makeAsyncIterator() -> Iterator {
-        let feed = Feed(render: render)
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
         home.store.attach(feed)
         return Iterator(handle: FeedHandle(feed: feed))
     }

@@ -127,6 +127,40 @@ struct PublisherTests {
         }
     }
 
+    @Test("events reach each subscriber once, in order, with their time; a busy one still gets every event")
+    func events() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                let door = driver.add(DeviceDescription(id: "door", name: "Door", endpoints: [
+                    EndpointDescription(ContactSensorDeviceType.self, traits: [
+                        .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
+                        .trait(Matter.BooleanStateTrait.self) { $0.stateValue = true },
+                    ])
+                ]))
+                try await withDriver(driver) {
+                    try await client.waitForDevice("lights/door") { $0.connectivity == .online }
+                    let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin)
+                    defer { home.close() }
+                    let device = try #require(try await home.devices().list().first)
+                    let live = Recorder(device.events(Matter.BooleanStateTrait.StateChangeEvent.self))
+                    var busy = device.eventUpdates(Matter.BooleanStateTrait.StateChangeEvent.self).makeAsyncIterator()
+                    try await Task.sleep(for: .milliseconds(50))  // both attached before the events
+                    let pattern = (0..<20).map { $0 % 3 == 0 }
+                    for open in pattern { try door.emit(Matter.BooleanStateTrait.StateChangeEvent(stateValue: open)) }
+                    _ = try await eventually { live.count == 20 ? true : nil }
+                    let seen = live.values.withLock { $0 }
+                    #expect(seen.map(\.event.stateValue) == pattern)
+                    #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.revision <= $1.revision })
+                    #expect(seen.allSatisfy { abs($0.time.timeIntervalSinceNow) < 60 })
+                    var late: [Bool?] = []
+                    for _ in 0..<20 { late.append(try await busy.next()?.event.stateValue) }
+                    #expect(late == pattern.map { $0 })
+                }
+            }
+        }
+    }
+
     @Test("across a hub restart the home resumes: no change missed, none repeated")
     func reconnection() async throws {
         try await withTemporaryDirectory { dir in
