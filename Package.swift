@@ -162,6 +162,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The README's HearthSDK example, compiled and run by the tests.
+        .executableTarget(
+            name: "hearth-sdk-example",
+            dependencies: ["HearthSDK"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-hub",
             dependencies: [
