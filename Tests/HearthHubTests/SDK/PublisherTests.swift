@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HearthDriverKit
 import HearthHub
@@ -158,6 +159,40 @@ struct PublisherTests {
                     #expect(late == pattern.map { $0 })
                 }
             }
+        }
+    }
+
+    @Test("a subscriber stuck in its sink holds up no other; single-object publishers follow their object")
+    func slowSubscriber() async throws {
+        try await withHomeAndLights(["a"]) { _, client, driver, home in
+            let gate = DispatchSemaphore(value: 0)
+            let stuck = Mutex(0)
+            let blocked = home.devices().batched().sink(receiveCompletion: { _ in }, receiveValue: { _ in
+                stuck.withLock { $0 += 1 }
+                gate.wait()  // blocks its own delivery task only
+            })
+            defer {
+                blocked.cancel()
+                gate.signal()
+            }
+            let device = Recorder(home.device(id: "lights/a"))
+            let all = Recorder(try await home.devices().list().first!.types.subscribeAll())
+            let structure = Recorder(home.structure(id: "home"))
+            _ = try await eventually { stuck.withLock { $0 } == 1 && device.count == 1 && all.count == 1 ? true : nil }
+            for level in [10, 20, 30] as [UInt8] {
+                try driver.device("a")!.report(Matter.LevelControlTrait.self) { $0.currentLevel = level }
+                _ = try await eventually {
+                    await device.values.withLock { $0.last }?.types.get(DimmableLightDeviceType.self)?.matterTraits
+                        .levelControlTrait?.attributes.currentLevel == level ? true : nil
+                }
+            }
+            #expect(all.values.withLock { $0.last?[DimmableLightDeviceType.self]?.matterTraits.levelControlTrait?.attributes.currentLevel } == 30)
+            _ = try await client.call(HomeMethods.renameStructure, .with { $0.structureID = "home"; $0.name = "Flat" })
+            _ = try await eventually { structure.values.withLock { $0.last?.name } == "Flat" ? true : nil }
+            #expect(stuck.withLock { $0 } == 1, "the stuck sink is still in its first value")
+            _ = try await client.call(HomeMethods.renameDevice, .with { $0.deviceID = "lights/a"; $0.name = "Gone soon" })
+            driver.remove(["a"])
+            _ = try await eventually { device.completion.withLock { $0 } }
         }
     }
 
