@@ -137,12 +137,7 @@ struct DriverKitTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
-                let door = driver.add(DeviceDescription(id: "door", name: "Door", endpoints: [
-                    EndpointDescription(ContactSensorDeviceType.self, traits: [
-                        .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
-                        .trait(Matter.BooleanStateTrait.self, locality: .remote) { $0.stateValue = true },
-                    ])
-                ]))
+                let door = driver.add(contactSensor("door", remoteState: true))
                 try await withDriver(driver) {
                     let start = try await client.call(HomeMethods.getHub, .init())
                     try await client.waitForDevice("lights/door") { $0.connectivity == .online }

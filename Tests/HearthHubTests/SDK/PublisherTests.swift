@@ -133,12 +133,7 @@ struct PublisherTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
-                let door = driver.add(DeviceDescription(id: "door", name: "Door", endpoints: [
-                    EndpointDescription(ContactSensorDeviceType.self, traits: [
-                        .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
-                        .trait(Matter.BooleanStateTrait.self) { $0.stateValue = true },
-                    ])
-                ]))
+                let door = driver.add(contactSensor("door"))
                 try await withDriver(driver) {
                     try await client.waitForDevice("lights/door") { $0.connectivity == .online }
                     let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin)
