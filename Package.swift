@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
         .library(name: "HearthSDK", targets: ["HearthSDK"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
+        .executable(name: "hearthctl", targets: ["hearthctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -160,6 +161,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The command-line client, on HearthSDK.
+        .executableTarget(
+            name: "hearthctl",
+            dependencies: ["HearthSDK", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // The README's HearthSDK example, compiled and run by the tests.

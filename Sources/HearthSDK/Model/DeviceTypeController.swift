@@ -20,6 +20,9 @@ public struct DeviceTypeController: Sendable, Hashable {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.collection == rhs.collection }
     public func hash(into hasher: inout Hasher) { hasher.combine(collection) }
 
+    /// The device types as this snapshot holds them, typed on demand: `all[T.self]`.
+    public var all: DeviceTypeCollection { collection }
+
     /// Whether the device has a device type `T`.
     public func contains<T: DeviceType>(_ type: T.Type) -> Bool { collection[T.self] != nil }
 
@@ -67,14 +70,20 @@ public struct DeviceTypeController: Sendable, Hashable {
 
 /// A device's types; `collection[T.self]` gives one, or nil when the device lacks it.
 public struct DeviceTypeCollection: Sendable, Hashable {
-    struct Instance: Sendable, Hashable {
-        var deviceTypeID: DeviceTypeID
-        var endpoint: UInt32
-        var isPrimary: Bool
-        var traits: TraitCollection
+    /// One device type of the device: an endpoint with its traits, untyped (tools, vendor types).
+    public struct Instance: Sendable, Hashable {
+        /// The device type's id.
+        public let deviceTypeID: DeviceTypeID
+        /// The endpoint number.
+        public let endpoint: UInt32
+        /// Whether it is the device's primary type.
+        public let isPrimary: Bool
+        /// Its traits, bound to the hub.
+        public let traits: TraitCollection
     }
 
-    let instances: [Instance]
+    /// Every device type of the device, in the hub's order.
+    public let instances: [Instance]
 
     init(device: Hearth_V1_Device, home: Home) {
         instances = device.types.map { type in
