@@ -91,6 +91,27 @@ struct HearthctlTests {
         }
     }
 
+    @Test("watch prints each change as it happens and stops after --count")
+    func watch() async throws {
+        try await Self.withHome { port, driver in
+            let finished = Mutex(false)
+            let run = Task {
+                defer { finished.withLock { $0 = true } }
+                return try await Self.hearthctl(port, ["watch", "--count", "2", "--json", "--timeout", "20"])
+            }
+            // Changes every 100 ms until the watcher has printed two lines and quit (at most 20 s).
+            for level in 1...200 where !finished.withLock({ $0 }) {
+                try driver.device("lamp")!.report(Matter.LevelControlTrait.self) { $0.currentLevel = UInt8(level) }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let (status, output) = try await run.value
+            #expect(status == 0, "\(output)")
+            let lines = output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.count == 2, "\(output)")
+            #expect(lines.allSatisfy { $0.contains(#""kind":"device""#) && $0.contains("lamp") }, "\(output)")
+        }
+    }
+
     @Test("failures exit with the documented codes and say why on standard error", arguments: [
         (["show", "no such lamp"], Int32(3), "notFound: no device 'no such lamp'"),
         (["set", "lights/lamp", "LevelControl.onLevel", "255"], 4, "above the maximum"),
