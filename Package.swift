@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "HearthHub", targets: ["HearthHub"]),
         .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
+        .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -134,9 +135,21 @@ let package = Package(
             dependencies: [
                 "HearthDriverKit",
                 "HearthModel",
+                "HearthTypes",
+                "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The simulated drivers: thin programs over HearthSimulator (Lights/).
+        .executableTarget(
+            name: "hearth-driver-lights",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
