@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
         .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
+        .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -143,9 +144,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The simulated drivers: thin programs over HearthSimulator (Lights/).
+        // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/).
         .executableTarget(
             name: "hearth-driver-lights",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-climate",
             dependencies: [
                 "HearthDriverKit", "HearthSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

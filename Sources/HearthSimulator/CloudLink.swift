@@ -54,6 +54,13 @@ public final class CloudLink: Service, Sendable {
         }
     }
 
+    /// Throws UNAVAILABLE when the write's trait is remote and the link is cut.
+    public func requireReachable(_ context: WriteContext) throws(RPCError) {
+        guard isReachable(device: context.device.id, trait: context.trait, endpoint: context.endpoint) else {
+            throw RPCError(code: .unavailable, message: "the cloud link of trait \(context.trait) is down")
+        }
+    }
+
     /// Registers a remote trait of a device; it follows the link from now on.
     public func add(_ device: DriverDevice, trait: TraitID, endpoint: UInt32? = nil) {
         let up = state.withLock { s in
@@ -80,11 +87,12 @@ public final class CloudLink: Service, Sendable {
             try? await gracefulShutdown()
             return
         }
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: every)
+        // Returns (rather than throws) when cancelled, so that graceful shutdown does not fail the group.
+        await cancelWhenGracefulShutdown {
+            while true {
+                do { try await Task.sleep(for: every) } catch { return }
                 self.set(up: false)
-                try await Task.sleep(for: self.length)
+                do { try await Task.sleep(for: self.length) } catch { return }
                 self.set(up: true)
             }
         }
