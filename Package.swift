@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
         .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
         .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
+        .executable(name: "hearth-driver-vendor", targets: ["hearth-driver-vendor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -144,7 +145,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/).
+        // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/, Vendor/).
         .executableTarget(
             name: "hearth-driver-lights",
             dependencies: [
@@ -156,6 +157,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "hearth-driver-climate",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-vendor",
             dependencies: [
                 "HearthDriverKit", "HearthSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
