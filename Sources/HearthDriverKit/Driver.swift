@@ -2,7 +2,6 @@ import Foundation
 public import HearthModel
 public import HearthWire
 public import Logging
-import ServiceLifecycle
 import Synchronization
 
 /// A driver process's connection to the hub, its devices, and its command handlers.
@@ -110,16 +109,6 @@ public final class Driver: Sendable {
     /// - Throws: ``DriverError/refused(_:)`` when the hub refuses the token, ``DriverError/replaced(_:)``
     ///   when another copy of the driver took over.
     public func run() async throws {
-        // Under a ServiceGroup, graceful shutdown (SIGTERM in DriverMain) stops the driver as stop() does;
-        // elsewhere this only runs the loop.
-        try await withGracefulShutdownHandler {
-            try await runUntilStopped()
-        } onGracefulShutdown: { [self] in
-            stop()
-        }
-    }
-
-    private func runUntilStopped() async throws {
         defer {
             setConnection(.stopped)
             client.close()
