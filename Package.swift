@@ -26,6 +26,9 @@ let package = Package(
         .library(name: "HearthSDK", targets: ["HearthSDK"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
+        .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
+        .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
+        .executable(name: "hearth-driver-vendor", targets: ["hearth-driver-vendor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -157,9 +160,39 @@ let package = Package(
             dependencies: [
                 "HearthDriverKit",
                 "HearthModel",
+                "HearthTypes",
+                "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/, Vendor/).
+        .executableTarget(
+            name: "hearth-driver-lights",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-climate",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-vendor",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
