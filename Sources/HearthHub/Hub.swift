@@ -35,6 +35,8 @@ public final class Hub: Sendable {
         public var plugins: [PluginSpec] = []
         /// How plugins are started, restarted and stopped.
         public var supervision = SupervisionPolicy.defaults
+        /// How long a graceful shutdown waits for open calls and streams before it closes them. Default 5 s.
+        public var shutdownGrace: Duration = .seconds(5)
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -52,12 +54,15 @@ public final class Hub: Sendable {
     let supervisor: DriverSupervisor?
     let access: AccessControl
     let listen: [WireServer.BindTarget]
+    let shutdownGrace: Duration
     let logger: Logger
 
     private init(
         engine: HubEngine, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
-        supervisor: DriverSupervisor?, access: AccessControl, listen: [WireServer.BindTarget], logger: Logger
+        supervisor: DriverSupervisor?, access: AccessControl, listen: [WireServer.BindTarget],
+        shutdownGrace: Duration, logger: Logger
     ) {
+        self.shutdownGrace = shutdownGrace
         self.access = access
         self.engine = engine
         self.server = server
@@ -105,13 +110,14 @@ public final class Hub: Sendable {
         let server = WireServer(listeningOn: configuration.listen, services: services, configuration: configuration.wire)
         return Hub(
             engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
-            access: access, listen: configuration.listen, logger: logger)
+            access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger)
     }
 
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.
     /// Supervised plugins start once the server listens and are stopped (SIGTERM) when it shuts down.
     public func run() async throws {
-        enum Part { case engine, metrics, server, supervisor }
+        enum Part { case engine, metrics, server, supervisor, deadline }
+        let draining = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Part.self) { group in
             group.addTask {
                 try await self.engine.run()
@@ -131,9 +137,18 @@ public final class Hub: Sendable {
                     self.health.markAllNotServing()
                     self.supervisor?.shutdown()
                     self.server.beginGracefulShutdown()
+                    draining.continuation.finish()
                 }
                 self.health.markAllNotServing()
                 return .server
+            }
+            group.addTask {
+                // Streams that never end by themselves (watches, driver sessions) get `shutdownGrace` to
+                // close after the GOAWAY; then the server stops at once. Clients resume after the restart.
+                for await _ in draining.stream {}
+                guard !Task.isCancelled else { return .deadline }
+                try? await Task.sleep(for: self.shutdownGrace)
+                return .deadline
             }
             if let supervisor {
                 group.addTask {
@@ -142,7 +157,7 @@ public final class Hub: Sendable {
                 }
             }
             // The server ends first (shutdown or failure); then the engine commits what is pending.
-            while let part = try await group.next(), part != .server {}
+            while let part = try await group.next(), part != .server, part != .deadline {}
             group.cancelAll()
             try await group.waitForAll()
         }
