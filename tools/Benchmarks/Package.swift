@@ -8,6 +8,10 @@
 //
 // Both servers implement Protos/hearth/echo/v1/echo.proto with the same behaviour and the same
 // command line (`--port N` / `--unix PATH`, then `LISTENING <port>` on stdout).
+//
+// `hearth-engine-bench` measures the hub's engine in process (no sockets); `engine.sh` builds and runs it:
+//
+//     swift build -c release --package-path tools/Benchmarks --product hearth-engine-bench
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -23,6 +27,7 @@ let package = Package(
     products: [
         .executable(name: "grpc-swift-echo-server", targets: ["grpc-swift-echo-server"]),
         .executable(name: "hearth-echo-server", targets: ["hearth-echo-server"]),
+        .executable(name: "hearth-engine-bench", targets: ["hearth-engine-bench"]),
     ],
     dependencies: [
         // The peer: grpc-swift-2 with its NIO HTTP/2 transport and protobuf coding.
@@ -33,6 +38,10 @@ let package = Package(
 
         // Hearth's own server: HearthWire and HearthTesting's EchoService from the main package.
         .package(name: "Hearth", path: "../.."),
+        // The engine benchmark's command line, logger and metrics page (the versions the main package uses).
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The `--port` / `--unix` command line and `LISTENING` line both servers share.
@@ -61,6 +70,22 @@ let package = Package(
                 "EchoServerCommandLine",
                 .product(name: "HearthWire", package: "Hearth"),
                 .product(name: "HearthTesting", package: "Hearth"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The hub's engine alone, in process: change throughput with 0 to 100 watchers, memory per device,
+        // cold start from SQLite. No peer: nothing else runs Hearth's engine (see README.md). `engine.sh`.
+        .executableTarget(
+            name: "hearth-engine-bench",
+            dependencies: [
+                .product(name: "HearthHub", package: "Hearth"),
+                .product(name: "HearthProto", package: "Hearth"),
+                .product(name: "HearthModel", package: "Hearth"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings
         ),
