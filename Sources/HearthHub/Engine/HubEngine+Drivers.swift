@@ -87,8 +87,9 @@ extension HubEngine {
         return summaries
     }
 
-    /// Merges attribute reports into trait state; returns what was refused (the rest is applied).
-    public func report(driver: String, _ report: Hearth_V1_Report) throws -> [Hearth_V1_Rejection] {
+    /// Merges attribute reports into trait state; returns what was refused (the rest is applied). Waits for
+    /// the commit when too many changes are pending (see ``Configuration/maxPendingChanges``).
+    public func report(driver: String, _ report: Hearth_V1_Report) async throws -> [Hearth_V1_Rejection] {
         let revision = upcomingRevision
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
@@ -125,11 +126,20 @@ extension HubEngine {
             changes.append(.trait(device, endpoint: item.endpoint, trait))
         }
         if !changes.isEmpty { try record(changes) }
+        try await throttle()
         return rejections
     }
 
-    /// Publishes events (never coalesced); returns what was refused.
-    public func events(driver: String, _ report: Hearth_V1_EventReport) throws -> [Hearth_V1_Rejection] {
+    /// Back-pressure for drivers: when more changes wait for SQLite than ``Configuration/maxPendingChanges``,
+    /// the reporting driver's session waits for the commit. Its stream stops being read, HTTP/2 flow control
+    /// holds its writer, and the driver coalesces its reports meanwhile: memory stays bounded, and no single
+    /// commit grows past what the change log retains (which would make every watcher re-list).
+    func throttle() async throws {
+        if pending.log.count > maxPendingChanges { try await awaitCommit() }
+    }
+
+    /// Publishes events (never coalesced); returns what was refused. Waits like ``report(driver:_:)``.
+    public func events(driver: String, _ report: Hearth_V1_EventReport) async throws -> [Hearth_V1_Rejection] {
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
         for var event in report.events {
@@ -154,6 +164,7 @@ extension HubEngine {
             changes.append(.event(device, event))
         }
         if !changes.isEmpty { try record(changes) }
+        try await throttle()
         return rejections
     }
 

@@ -23,6 +23,9 @@ public actor HubEngine {
         public var dataDirectory: URL
         /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers; at least 1.
         public var retainedChanges = 100_000
+        /// Changes recorded but not yet committed beyond which a driver's report waits for the commit
+        /// (back-pressure). At most half of ``retainedChanges``. Default 10 000.
+        public var maxPendingChanges = 10_000
         /// Structures created on first start (id, name); devices a driver announces go into the first.
         public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
         /// The catalog writes, commands and reports are checked against.
@@ -54,6 +57,8 @@ public actor HubEngine {
     /// The stored change log holds nothing at or below this revision.
     var prunedThrough: UInt64 = 0
     var connectedDrivers: Set<String> = []
+    /// ``Configuration/maxPendingChanges``, at most half the retained log.
+    nonisolated let maxPendingChanges: Int
     let logger: Logger
     /// Counters and histograms the engine and its watch streams update.
     public nonisolated let metrics: HubMetrics
@@ -83,6 +88,7 @@ public actor HubEngine {
             try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
         }
         self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: stored.revision, history: history)
+        maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))
         (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
