@@ -23,7 +23,12 @@ let package = Package(
         .library(name: "HearthTypes", targets: ["HearthTypes"]),
         .library(name: "HearthHub", targets: ["HearthHub"]),
         .library(name: "HearthDriverKit", targets: ["HearthDriverKit"]),
+        .library(name: "HearthSDK", targets: ["HearthSDK"]),
         .executable(name: "hearth-hub", targets: ["hearth-hub"]),
+        .executable(name: "hearthctl", targets: ["hearthctl"]),
+        .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
+        .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
+        .executable(name: "hearth-driver-vendor", targets: ["hearth-driver-vendor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -35,6 +40,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The hub's driver supervision: child processes with piped output and SIGTERM-then-SIGKILL teardown.
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // HearthSDK's publishers: Combine on Apple platforms, OpenCombine elsewhere (OpenCombineShim picks).
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
@@ -98,6 +108,8 @@ let package = Package(
                 "HearthProto",
                 "HearthModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -127,6 +139,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client library: a cache fed by one watch stream, the Home API's queries and publishers.
+        .target(
+            name: "HearthSDK",
+            dependencies: [
+                "HearthWire",
+                "HearthProto",
+                "HearthModel",
+                "HearthTypes",
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // What the shipped simulated drivers share: seeded randomness, the common command line, rooms,
         // clocks and the simulated cloud link. Built on HearthDriverKit only.
         .target(
@@ -134,10 +160,52 @@ let package = Package(
             dependencies: [
                 "HearthDriverKit",
                 "HearthModel",
+                "HearthTypes",
+                "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/, Vendor/).
+        .executableTarget(
+            name: "hearth-driver-lights",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-climate",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-vendor",
+            dependencies: [
+                "HearthDriverKit", "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command-line client, on HearthSDK.
+        .executableTarget(
+            name: "hearthctl",
+            dependencies: ["HearthSDK", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        // The README's HearthSDK example, compiled and run by the tests.
+        .executableTarget(
+            name: "hearth-sdk-example",
+            dependencies: ["HearthSDK"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -172,6 +240,7 @@ let package = Package(
             dependencies: [
                 "HearthHub",
                 "HearthDriverKit",
+                "HearthSDK",
                 "HearthTypes",
                 "HearthProto",
                 "HearthModel",

@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/setup.sh
-swift build -c release --product hearth-hub
+# The hub and every driver and tool: the demo config starts the drivers from the same folder.
+swift build -c release
 data_dir="${HEARTH_DATA_DIR:-$PWD/.hearth}"
 mkdir -p "$data_dir"
 

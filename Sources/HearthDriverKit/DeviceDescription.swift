@@ -53,6 +53,7 @@ public struct DeviceDescription: Sendable, Hashable {
         var out = Hearth_V1_DeviceAnnouncement()
         out.id = id
         out.suggestedName = name
+        out.suggestedRoom = room ?? ""
         out.isMatterDevice = isMatterDevice
         out.types = endpoints.map(\.announcement)
         return out

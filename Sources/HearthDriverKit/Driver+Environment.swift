@@ -27,16 +27,9 @@ extension Driver.Configuration {
 
     /// `unix:/path`, `/path` (a socket), `host:port` or `[v6]:port`.
     public static func parseTarget(_ address: String) throws(DriverError) -> WireClient.Target {
-        if address.hasPrefix("unix:") { return .unix(path: String(address.dropFirst(5))) }
-        if address.hasPrefix("/") { return .unix(path: address) }
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-            (1...65535).contains(port)
-        else {
+        guard let target = WireClient.Target(address: address) else {
             throw .configuration("the hub address must be unix:/path or host:port, got '\(address)'")
         }
-        var host = String(address[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw .configuration("the hub address '\(address)' has no host") }
-        return .tcp(host: host, port: port)
+        return target
     }
 }

@@ -28,27 +28,41 @@ extension Driver {
         metadata.add("authorization", "Bearer \(configuration.token)")
         do {
             try await client.bidirectional(DriverMethods.connect, options: CallOptions(metadata: metadata)) { call in
-                var hello = Hearth_V1_DriverMessage()
-                hello.hello.driverID = configuration.driverID
-                hello.hello.driverVersion = configuration.version
-                try await call.write(hello)
+                var message = Hearth_V1_DriverMessage()
+                message.hello.driverID = configuration.driverID
+                message.hello.driverVersion = configuration.version
+                let hello = message
                 let (session, opening) = store.beginSession(devicesPerAnnounce: configuration.devicesPerAnnounce)
-                for message in opening { try await call.write(message) }
-                try await withThrowingTaskGroup(of: Bool.self) { group in
+                enum Part { case writer, reader, watchdog }
+                try await withThrowingTaskGroup(of: Part.self) { group in
                     group.addTask {
+                        try await call.write(hello)
+                        for message in opening { try await call.write(message) }
                         try await self.writeQueued(call, session: session)
-                        return true
+                        return .writer
                     }
                     group.addTask {
                         for try await message in call.responses {
                             self.handle(message, session: session, established: established, inFlight: inFlight)
                         }
-                        return false
+                        return .reader
                     }
-                    // The reader ending means the hub closed the stream; the writer ending means we are
-                    // stopping and half-closed: the hub then closes, which ends the reader.
-                    if try await group.next() == false { group.cancelAll() }
-                    try await group.waitForAll()
+                    group.addTask {
+                        // A hub that accepted the connection but never answers (one half-way through shutting
+                        // down, say) must not hold the driver: no Welcome in time means try again.
+                        try await Task.sleep(for: self.configuration.welcomeTimeout)
+                        guard established.value else {
+                            throw RPCError(
+                                code: .unavailable,
+                                message: "no Welcome from the hub within \(self.configuration.welcomeTimeout)")
+                        }
+                        return .watchdog
+                    }
+                    // The reader ending means the hub closed the stream: that ends the session. The writer
+                    // ending means we are stopping and half-closed: the hub then closes, which ends the reader.
+                    while let part = try await group.next() {
+                        if part == .reader { group.cancelAll() }
+                    }
                 }
             }
         } catch let error as RPCError {

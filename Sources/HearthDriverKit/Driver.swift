@@ -44,6 +44,12 @@ public final class Driver: Sendable {
         public var devicesPerAnnounce = 200
         /// How long a handler may run when the hub sent no deadline. Default 30 s.
         public var defaultHandlerTimeout: Duration = .seconds(30)
+        /// How long the hub has to welcome a new connection before the driver gives up on it and
+        /// reconnects. Default 10 s.
+        public var welcomeTimeout: Duration = .seconds(10)
+        /// How long ``Driver/stop()`` waits for queued messages to go out and the hub to close the stream
+        /// before it drops the connection. Default 5 s.
+        public var stopGrace: Duration = .seconds(5)
         /// Vendor trait schemas the devices use; sent with the first announcement of each connection.
         public var vendorTraitSchemas: [TraitSchema] = []
 
@@ -71,6 +77,8 @@ public final class Driver: Sendable {
     let client: WireClient
     private let connectionState = Mutex(ConnectionState.connecting)
     let stopping = Mutex(false)
+    /// Finished by ``stop()``.
+    private let stopSignal = AsyncStream<Void>.makeStream()
 
     /// Creates a driver; nothing connects until ``run()``.
     public init(configuration: Configuration, logger: Logger = Logger(label: "hearth.driver")) {
@@ -113,6 +121,22 @@ public final class Driver: Sendable {
             setConnection(.stopped)
             client.close()
         }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.connectLoop() }
+            group.addTask {
+                // After stop(), the session has `stopGrace` to flush and close; then it is cancelled.
+                for await _ in self.stopSignal.stream {}
+                if Task.isCancelled { return }
+                try? await Task.sleep(for: self.configuration.stopGrace)
+            }
+            // Whichever ends first (the loop, or the grace after stop()) ends the other.
+            try await group.next()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+
+    private func connectLoop() async throws {
         var attempt = 0
         while !Task.isCancelled, !stopping.withLock({ $0 }) {
             setConnection(.connecting)
@@ -134,9 +158,11 @@ public final class Driver: Sendable {
         }
     }
 
-    /// Sends what is queued, ends the connection, and makes ``run()`` return.
+    /// Sends what is queued, ends the connection, and makes ``run()`` return (within
+    /// ``Configuration/stopGrace`` even when the hub does not answer). A stopped driver stays stopped.
     public func stop() {
         stopping.withLock { $0 = true }
         store.ring()
+        stopSignal.continuation.finish()
     }
 }

@@ -31,6 +31,12 @@ public final class Hub: Sendable {
         /// Where to serve the Prometheus page (`/metrics`) and a plain HTTP health probe (`/healthz`) over
         /// HTTP/1.1. Default: nowhere (``Hub/metricsText()`` still renders the page in process).
         public var metricsListen: WireServer.BindTarget?
+        /// Driver plugins the hub starts and supervises. Default: none.
+        public var plugins: [PluginSpec] = []
+        /// How plugins are started, restarted and stopped.
+        public var supervision = SupervisionPolicy.defaults
+        /// How long a graceful shutdown waits for open calls and streams before it closes them. Default 5 s.
+        public var shutdownGrace: Duration = .seconds(5)
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -45,16 +51,25 @@ public final class Hub: Sendable {
     public var metrics: HubMetrics { engine.metrics }
     let server: WireServer
     let metricsEndpoint: MetricsEndpoint?
+    let supervisor: DriverSupervisor?
+    let access: AccessControl
+    let listen: [WireServer.BindTarget]
+    let shutdownGrace: Duration
     let logger: Logger
 
     private init(
         engine: HubEngine, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
-        logger: Logger
+        supervisor: DriverSupervisor?, access: AccessControl, listen: [WireServer.BindTarget],
+        shutdownGrace: Duration, logger: Logger
     ) {
+        self.shutdownGrace = shutdownGrace
+        self.access = access
         self.engine = engine
         self.server = server
         self.health = health
         self.metricsEndpoint = metricsEndpoint
+        self.supervisor = supervisor
+        self.listen = listen
         self.logger = logger
     }
 
@@ -75,26 +90,44 @@ public final class Hub: Sendable {
         }
         let sessions = DriverSessions()
         let access = AccessControl(tokens: configuration.tokens)
+        let supervisor =
+            configuration.plugins.isEmpty
+            ? nil
+            : DriverSupervisor(
+                specs: configuration.plugins, policy: configuration.supervision, tokens: access.launchTokens,
+                metrics: metrics, logger: logger)
         var watch = WatchStream.Configuration()
         watch.progressInterval = configuration.progressInterval
         let health = HealthService()
         let services: [any WireService] = [
             HomeServiceHandler(
-                engine: engine, sessions: sessions, access: access, watchConfiguration: watch,
+                engine: engine, sessions: sessions, access: access, supervisor: supervisor,
+                driverIDs: Set(configuration.tokens.values.compactMap(\.driverID)), watchConfiguration: watch,
                 defaultCommandTimeout: configuration.defaultCommandTimeout),
             DriverServiceHandler(engine: engine, sessions: sessions, access: access, logger: logger),
             health,
         ]
         let server = WireServer(listeningOn: configuration.listen, services: services, configuration: configuration.wire)
-        return Hub(engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, logger: logger)
+        return Hub(
+            engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
+            access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger)
     }
 
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.
+    /// Supervised plugins start once the server listens and are stopped (SIGTERM) when it shuts down.
     public func run() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.engine.run() }
+        enum Part { case engine, metrics, server, supervisor, deadline }
+        let draining = AsyncStream<Void>.makeStream()
+        try await withThrowingTaskGroup(of: Part.self) { group in
+            group.addTask {
+                try await self.engine.run()
+                return .engine
+            }
             if let endpoint = metricsEndpoint {
-                group.addTask { try await endpoint.run { await self.respond(to: $0) } }
+                group.addTask {
+                    try await endpoint.run { await self.respond(to: $0) }
+                    return .metrics
+                }
             }
             for service in [HomeMethods.service, DriverMethods.service] { health.setStatus(.serving, for: service) }
             group.addTask {
@@ -102,15 +135,50 @@ public final class Hub: Sendable {
                     try await self.server.run()
                 } onGracefulShutdown: {
                     self.health.markAllNotServing()
+                    self.supervisor?.shutdown()
                     self.server.beginGracefulShutdown()
+                    draining.continuation.finish()
                 }
                 self.health.markAllNotServing()
+                return .server
+            }
+            group.addTask {
+                // Streams that never end by themselves (watches, driver sessions) get `shutdownGrace` to
+                // close after the GOAWAY; then the server stops at once. Clients resume after the restart.
+                for await _ in draining.stream {}
+                guard !Task.isCancelled else { return .deadline }
+                try? await Task.sleep(for: self.shutdownGrace)
+                return .deadline
+            }
+            if let supervisor {
+                group.addTask {
+                    await supervisor.run(hub: try await self.pluginAddress())
+                    return .supervisor
+                }
             }
             // The server ends first (shutdown or failure); then the engine commits what is pending.
-            try await group.next()
+            while let part = try await group.next(), part != .server, part != .deadline {}
             group.cancelAll()
             try await group.waitForAll()
         }
+    }
+
+    /// The address supervised plugins connect to: the first Unix socket the hub listens on, else its first
+    /// TCP address (a wildcard address as loopback).
+    func pluginAddress() async throws -> String {
+        for case .unix(let path) in listen { return "unix:\(path)" }
+        let addresses = try await listeningAddresses()
+        guard let address = addresses.first, let port = address.port else {
+            throw HubError(.unavailable, "the hub listens nowhere its plugins could connect to")
+        }
+        let host: String =
+            switch address.ipAddress {
+            case nil, "0.0.0.0": "127.0.0.1"
+            case "::": "[::1]"
+            case let ip? where ip.contains(":"): "[\(ip)]"
+            case let ip?: ip
+            }
+        return "\(host):\(port)"
     }
 
     /// The addresses the hub listens on, once bound.

@@ -32,6 +32,10 @@ public enum HomeMethods {
     public static let writeAttributes = MethodDescriptor<
         Hearth_V1_WriteAttributesRequest, Hearth_V1_WriteAttributesResponse
     >(service: service, method: "WriteAttributes", kind: .unary)
+    public static let listDrivers = MethodDescriptor<Hearth_V1_ListDriversRequest, Hearth_V1_ListDriversResponse>(
+        service: service, method: "ListDrivers", kind: .unary)
+    public static let restartDriver = MethodDescriptor<Hearth_V1_RestartDriverRequest, Hearth_V1_DriverStatus>(
+        service: service, method: "RestartDriver", kind: .unary)
 }
 
 /// The method of `hearth.v1.DriverService`: one bidirectional stream per driver process.

@@ -1,5 +1,6 @@
 public import HearthDriverKit
 public import HearthModel
+public import HearthWire
 public import ServiceLifecycle
 import Synchronization
 
@@ -36,6 +37,30 @@ public final class CloudLink: Service, Sendable {
     /// Whether the link is up now.
     public var isUp: Bool { state.withLock { $0.up } }
 
+    /// Whether a device's trait can be reached now: false only for a registered remote trait while the link
+    /// is cut. Handlers refuse commands to such traits, and simulations hold back their reports.
+    public func isReachable(device: String, trait: TraitID, endpoint: UInt32) -> Bool {
+        state.withLock { s in
+            s.up || !s.remotes.contains {
+                $0.device.id == device && $0.trait == trait && ($0.endpoint == nil || $0.endpoint == endpoint)
+            }
+        }
+    }
+
+    /// Throws UNAVAILABLE when the command's trait is remote and the link is cut.
+    public func requireReachable(_ context: CommandContext) throws(RPCError) {
+        guard isReachable(device: context.device.id, trait: context.trait, endpoint: context.endpoint) else {
+            throw RPCError(code: .unavailable, message: "the cloud link of trait \(context.trait) is down")
+        }
+    }
+
+    /// Throws UNAVAILABLE when the write's trait is remote and the link is cut.
+    public func requireReachable(_ context: WriteContext) throws(RPCError) {
+        guard isReachable(device: context.device.id, trait: context.trait, endpoint: context.endpoint) else {
+            throw RPCError(code: .unavailable, message: "the cloud link of trait \(context.trait) is down")
+        }
+    }
+
     /// Registers a remote trait of a device; it follows the link from now on.
     public func add(_ device: DriverDevice, trait: TraitID, endpoint: UInt32? = nil) {
         let up = state.withLock { s in
@@ -62,11 +87,12 @@ public final class CloudLink: Service, Sendable {
             try? await gracefulShutdown()
             return
         }
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: every)
+        // Returns (rather than throws) when cancelled, so that graceful shutdown does not fail the group.
+        await cancelWhenGracefulShutdown {
+            while true {
+                do { try await Task.sleep(for: every) } catch { return }
                 self.set(up: false)
-                try await Task.sleep(for: self.length)
+                do { try await Task.sleep(for: self.length) } catch { return }
                 self.set(up: true)
             }
         }

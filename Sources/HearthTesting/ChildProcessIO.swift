@@ -45,16 +45,24 @@ public enum ChildProcessIO {
 
     /// The first line `handle` yields (without the newline), or nil if it reaches end of file first.
     public static func readFirstLine(_ handle: FileHandle) async -> String? {
+        await readLine(handle) { _ in true }
+    }
+
+    /// The first line `handle` yields that `matches` accepts (without the newline), or nil at end of file.
+    /// Lines before it are read and dropped.
+    public static func readLine(_ handle: FileHandle, _ matches: @escaping @Sendable (String) -> Bool) async -> String? {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var buffer = Data()
                 while true {
+                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                        buffer.removeSubrange(...newline)
+                        if matches(line) { return continuation.resume(returning: line) }
+                    }
                     let chunk = handle.availableData
                     if chunk.isEmpty { return continuation.resume(returning: nil) }
                     buffer.append(chunk)
-                    if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        return continuation.resume(returning: String(decoding: buffer[..<newline], as: UTF8.self))
-                    }
                 }
             }
         }

@@ -61,7 +61,9 @@ struct HearthHubCommand: AsyncParsableCommand {
         if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
         if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
         configuration.tokens = try file.tokens()
-        if configuration.tokens.isEmpty {
+        configuration.plugins = try file.pluginSpecs(
+            hubExecutable: (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath())
+        if configuration.tokens.isEmpty && configuration.plugins.isEmpty {
             logger.warning("hub.config.no_tokens: no client or driver tokens configured; every call will be refused")
         }
 

@@ -21,6 +21,15 @@ struct HubConfigFile: Decodable {
         var token: String
     }
 
+    /// A driver plugin the hub starts and supervises.
+    struct PluginEntry: Decodable {
+        var id: String
+        /// A path, or a bare name looked up next to `hearth-hub` and then on PATH.
+        var executable: String
+        var arguments: [String]?
+        var environment: [String: String]?
+    }
+
     var listen: String?
     var socket: String?
     var metricsListen: String?
@@ -28,6 +37,7 @@ struct HubConfigFile: Decodable {
     var structures: [StructureEntry]?
     var clients: [ClientEntry]?
     var drivers: [DriverEntry]?
+    var plugins: [PluginEntry]?
     var retainedChanges: Int?
     var progressIntervalMs: Int?
     var commandTimeoutMs: Int?
@@ -35,7 +45,7 @@ struct HubConfigFile: Decodable {
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, socket, structures, clients, drivers
+        case listen, socket, structures, clients, drivers, plugins
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
@@ -86,6 +96,34 @@ struct HubConfigFile: Decodable {
             }
         }
         return tokens
+    }
+
+    /// The plugins with their executables resolved; an id used twice or an executable not found is an error.
+    func pluginSpecs(hubExecutable: URL) throws -> [PluginSpec] {
+        var seen = Set<String>()
+        return try (plugins ?? []).map { entry in
+            guard !entry.id.isEmpty, !entry.id.contains("/") else {
+                throw ConfigError("config: plugin id '\(entry.id)' must be non-empty without '/'")
+            }
+            guard seen.insert(entry.id).inserted else { throw ConfigError("config: plugin '\(entry.id)' is listed twice") }
+            guard let path = Self.resolve(entry.executable, besides: hubExecutable) else {
+                throw ConfigError(
+                    "config: plugin '\(entry.id)': executable '\(entry.executable)' not found (next to hearth-hub or on PATH)")
+            }
+            return PluginSpec(
+                id: entry.id, executable: path, arguments: entry.arguments ?? [], environment: entry.environment ?? [:])
+        }
+    }
+
+    private static func resolve(_ executable: String, besides hub: URL) -> String? {
+        let files = FileManager.default
+        if executable.contains("/") {
+            return files.isExecutableFile(atPath: executable) ? URL(fileURLWithPath: executable).path : nil
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let folders = [hub.deletingLastPathComponent().path] + path.split(separator: ":").map(String.init)
+        return folders.map { URL(fileURLWithPath: $0).appendingPathComponent(executable).path }
+            .first { files.isExecutableFile(atPath: $0) }
     }
 
     private static func path(_ context: DecodingError.Context) -> String {

@@ -23,6 +23,9 @@ struct HubConfigTests {
             (#"{"clients": [{"token": "t", "user": "u"}]}"#, "missing 'role'"),
             (#"{"clients": [{"token": "t", "user": "a", "role": "admin"}, {"token": "t", "user": "b", "role": "viewer"}]}"#, "a token is used twice"),
             ("{not json", "not valid JSON"),
+            (#"{"plugins": [{"id": "lights", "executable": "no-such-driver"}]}"#, "executable 'no-such-driver' not found"),
+            (#"{"plugins": [{"id": "a", "executable": "/bin/true"}, {"id": "a", "executable": "/bin/true"}]}"#, "plugin 'a' is listed twice"),
+            (#"{"plugins": [{"id": "a/b", "executable": "/bin/true"}]}"#, "must be non-empty without '/'"),
         ])
     func refusesBadConfig(json: String, message: String) async throws {
         try await withTemporaryDirectory { dir in

@@ -16,18 +16,19 @@ final class HubProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hearth-hub")
     }
 
-    init(directory: URL, config: URL) async throws {
+    init(directory: URL, config: URL, arguments: [String] = []) async throws {
         process = Process()
         process.executableURL = Self.executable
         process.arguments = [
             "--config", config.path, "--data-dir", directory.path, "--listen", "127.0.0.1:0", "--log-level", "warning",
-        ]
+        ] + arguments
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError
         try process.run()
         let handle = stdout.fileHandleForReading
-        guard let line = await ChildProcessIO.readFirstLine(handle) else {
+        // A METRICS line comes first when the config serves metrics.
+        guard let line = await ChildProcessIO.readLine(handle, { !$0.hasPrefix("METRICS ") }) else {
             throw HubProcessError.exitedBeforeListening
         }
         guard line.hasPrefix("LISTENING "), let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {

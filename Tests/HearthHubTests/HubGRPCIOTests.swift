@@ -1,5 +1,10 @@
 import Foundation
+import HearthDriverKit
 import HearthHub
+import HearthModel
+import HearthProto
+import HearthWire
+import SwiftProtobuf
 import HearthTesting
 import Testing
 
@@ -27,6 +32,49 @@ struct HubGRPCIOTests {
                 let text = outcome.output
                 #expect(outcome.status == 0, "\(text)")
                 #expect(text.contains("PASS watch-and-rename"), "\(text)")
+            }
+        }
+    }
+
+    @Test("a grpcio driver registers a device and answers a command; its report for another driver's device is refused")
+    func pythonDriver() async throws {
+        let python = Self.root.appendingPathComponent("tools/interop/.venv/bin/python")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python.path),
+            "tools/interop/.venv is missing: run tools/setup.sh (the README's test command does)")
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                // A device of the lights driver, which the Python driver must not touch.
+                let lights = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                lights.add(dimmableLight("lamp"))
+                try await withDriver(lights) {
+                    try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
+                    let run = Task {
+                        try await ChildProcessIO.run(
+                            python,
+                            [
+                                Self.root.appendingPathComponent("tools/interop/hub_driver.py").path,
+                                "--target", "127.0.0.1:\(client.port)", "--token", Tokens.python,
+                                "--report-foreign", "lights/lamp", "--commands", "2", "--seconds", "50",
+                            ],
+                            timeout: .seconds(60))
+                    }
+                    let announced = try await client.waitForDevice("python/py-lamp") { $0.connectivity == .online }
+                    #expect(announced.name == "Python lamp")
+                    for command: UInt32 in [0x01, 0x02] {
+                        _ = try await client.call(HomeMethods.sendCommand, .with {
+                            $0.deviceID = "python/py-lamp"; $0.endpoint = 1; $0.traitID = 0x0006; $0.commandID = command
+                        })
+                    }
+                    let outcome = try await run.value
+                    #expect(outcome.status == 0, "\(outcome.output)")
+                    #expect(outcome.output.contains("WELCOME python"), "\(outcome.output)")
+                    #expect(outcome.output.contains("COMMAND 6/1 py-lamp -> onOff=true"), "\(outcome.output)")
+                    #expect(outcome.output.contains("COMMAND 6/2 py-lamp -> onOff=false"), "\(outcome.output)")
+                    #expect(outcome.output.contains("REJECTED lights/lamp"), "\(outcome.output)")
+                    let lamp = try await client.waitForDevice("lights/lamp") { _ in true }
+                    #expect(lamp.attribute(0x0006, 0) == .bool(false), "the foreign report changed nothing")
+                }
             }
         }
     }

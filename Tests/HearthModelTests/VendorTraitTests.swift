@@ -61,6 +61,18 @@ struct VendorTraitTests {
         #expect(catalog.trait(0xFFF3_FC00) == Self.blinds)
     }
 
+    @Test("a schema identical to a builtin one is no clash (the driver cannot know the hub has it)")
+    func identicalToBuiltin() throws {
+        var catalog = Catalog.builtin
+        let spinner = try #require(catalog.trait(0xFFF2_FC00))
+        try catalog.registerVendorTrait(spinner)
+        #expect(catalog == Catalog.builtin)
+        var changed = spinner
+        changed.revision = 2
+        let error = #expect(throws: CatalogError.self) { try catalog.registerVendorTrait(changed) }
+        #expect(error?.code == .clashesWithBuiltin)
+    }
+
     static func refusal(_ change: (inout TraitSchema) -> Void) -> TraitSchema {
         var schema = blinds
         change(&schema)

@@ -9,6 +9,7 @@ from hearth.echo.v1 import echo_pb2, echo_pb2_grpc  # noqa: E402
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: E402
 from hearth.v1 import client_service_pb2, client_service_pb2_grpc  # noqa: E402
 from hearth.v1 import home_pb2, watch_pb2  # noqa: E402
+from hearth.v1 import driver_service_pb2, driver_service_pb2_grpc, values_pb2  # noqa: E402
 
 ECHO_PREFIX = "x-echo-"
 TRAILER_PREFIX = "x-echo-trailer-"
@@ -22,4 +23,5 @@ def echoed_metadata(invocation_metadata):
 
 
 __all__ = ["echo_pb2", "echo_pb2_grpc", "health", "health_pb2", "health_pb2_grpc", "echoed_metadata",
-           "client_service_pb2", "client_service_pb2_grpc", "home_pb2", "watch_pb2"]
+           "client_service_pb2", "client_service_pb2_grpc", "home_pb2", "watch_pb2",
+           "driver_service_pb2", "driver_service_pb2_grpc", "values_pb2"]

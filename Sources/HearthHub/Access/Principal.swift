@@ -3,6 +3,11 @@ import Foundation
 public enum Principal: Sendable, Hashable {
     case user(UserAccess)
     case driver(id: String)
+
+    /// The driver id of a driver principal.
+    public var driverID: String? {
+        if case .driver(let id) = self { id } else { nil }
+    }
 }
 
 /// What a client token lets its user do.
@@ -40,10 +45,13 @@ public struct UserAccess: Sendable, Hashable {
 /// Maps bearer tokens to principals. Built from the hub's configuration.
 public struct AccessControl: Sendable {
     private var tokens: [String: Principal]
+    /// Tokens made for one launch of a supervised driver; shared with the supervisor.
+    let launchTokens: LaunchTokens
 
     /// - Parameter tokens: token → principal.
     public init(tokens: [String: Principal]) {
         self.tokens = tokens
+        launchTokens = LaunchTokens()
     }
 
     /// The principal of an `authorization` header value (`Bearer <token>`).
@@ -58,7 +66,8 @@ public struct AccessControl: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw HubError(.unauthenticated, "the authorization metadata must be 'Bearer <token>'")
         }
-        guard let principal = tokens[String(parts[1]).trimmingCharacters(in: .whitespaces)] else {
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        guard let principal = tokens[token] ?? launchTokens.principal(for: token) else {
             throw HubError(.unauthenticated, "unknown token")
         }
         return principal

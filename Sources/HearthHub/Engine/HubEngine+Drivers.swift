@@ -26,9 +26,7 @@ extension HubEngine {
         let online = connectedDrivers.contains(driver)
         for announced in announce.devices {
             do throws(HubError) {
-                if let change = try announceOne(announced, driver: driver, online: online, revision: revision) {
-                    changes.append(change)
-                }
+                changes += try announceOne(announced, driver: driver, online: online, revision: revision)
                 result.accepted.append(announced.id)
             } catch {
                 result.rejected.append(Self.rejection(announced.id, error.code, error.message))
@@ -41,26 +39,57 @@ extension HubEngine {
         return result
     }
 
-    /// Checks one announced device and puts it into the graph; nil when nothing changed.
+    /// Checks one announced device and puts it into the graph; the changes are none when nothing changed,
+    /// and start with a new room when a new device's suggested room did not exist yet.
     private func announceOne(
         _ announced: Hearth_V1_DeviceAnnouncement, driver: String, online: Bool, revision: UInt64
-    ) throws(HubError) -> GraphChange? {
+    ) throws(HubError) -> [GraphChange] {
         let types = try checkedTypes(announced, online: online, revision: revision)
         let id = DeviceRecord.globalID(driver: driver, local: announced.id)
         let existing = graph.devices[id]
         let suggested = announced.suggestedName.isEmpty ? announced.id : announced.suggestedName
+        var changes: [GraphChange] = []
+        var roomID = existing?.roomID
+        let structureID = existing?.structureID ?? defaultStructureID
+        if existing == nil, let structureID, !announced.suggestedRoom.isEmpty {
+            roomID = suggestedRoom(announced.suggestedRoom, in: structureID, revision: revision, &changes)
+        }
         let device = DeviceRecord(
-            id: id, driverID: driver, localID: announced.id,
-            structureID: existing?.structureID ?? defaultStructureID, roomID: existing?.roomID,
+            id: id, driverID: driver, localID: announced.id, structureID: structureID, roomID: roomID,
             name: existing?.name ?? Names.cut(suggested), isMatterDevice: announced.isMatterDevice, types: types,
             revision: revision)
-        if let existing, existing.withoutRevisions == device.withoutRevisions { return nil }
+        if let existing, existing.withoutRevisions == device.withoutRevisions { return [] }
         graph.devices[id] = device
-        return .device(device, previousStructureID: existing?.structureID)
+        return changes + [.device(device, previousStructureID: existing?.structureID)]
     }
 
-    /// Merges attribute reports into trait state; returns what was refused (the rest is applied).
-    public func report(driver: String, _ report: Hearth_V1_Report) throws -> [Hearth_V1_Rejection] {
+    /// The id of the room named `name` in the structure (compared without case), created when missing.
+    private func suggestedRoom(_ name: String, in structureID: String, revision: UInt64, _ changes: inout [GraphChange])
+        -> String
+    {
+        let name = Names.cut(name)
+        if let room = graph.rooms.values.first(where: {
+            $0.structureID == structureID && $0.name.caseInsensitiveCompare(name) == .orderedSame
+        }) {
+            return room.id
+        }
+        let room = RoomRecord(id: Self.newID("r"), structureID: structureID, name: name, revision: revision)
+        graph.rooms[room.id] = room
+        changes.append(.room(room))
+        return room.id
+    }
+
+    /// Every driver the graph or the sessions know, with whether it is connected and how many devices it has.
+    public func driverSummaries() -> [String: (connected: Bool, devices: Int)] {
+        var summaries: [String: (connected: Bool, devices: Int)] = [:]
+        for device in graph.devices.values { summaries[device.driverID, default: (false, 0)].devices += 1 }
+        for driver in connectedDrivers { summaries[driver, default: (false, 0)].connected = true }
+        return summaries
+    }
+
+    /// Merges attribute reports into trait state; returns what was refused (the rest is applied). Waits for
+    /// the commit when too many changes are pending (see ``Configuration/maxPendingChanges``).
+    public func report(driver: String, _ report: Hearth_V1_Report) async throws -> [Hearth_V1_Rejection] {
         let revision = upcomingRevision
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
@@ -97,11 +126,20 @@ extension HubEngine {
             changes.append(.trait(device, endpoint: item.endpoint, trait))
         }
         if !changes.isEmpty { try record(changes) }
+        try await throttle()
         return rejections
     }
 
-    /// Publishes events (never coalesced); returns what was refused.
-    public func events(driver: String, _ report: Hearth_V1_EventReport) throws -> [Hearth_V1_Rejection] {
+    /// Back-pressure for drivers: when more changes wait for SQLite than ``Configuration/maxPendingChanges``,
+    /// the reporting driver's session waits for the commit. Its stream stops being read, HTTP/2 flow control
+    /// holds its writer, and the driver coalesces its reports meanwhile: memory stays bounded, and no single
+    /// commit grows past what the change log retains (which would make every watcher re-list).
+    func throttle() async throws {
+        if pending.log.count > maxPendingChanges { try await awaitCommit() }
+    }
+
+    /// Publishes events (never coalesced); returns what was refused. Waits like ``report(driver:_:)``.
+    public func events(driver: String, _ report: Hearth_V1_EventReport) async throws -> [Hearth_V1_Rejection] {
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
         for var event in report.events {
@@ -126,6 +164,7 @@ extension HubEngine {
             changes.append(.event(device, event))
         }
         if !changes.isEmpty { try record(changes) }
+        try await throttle()
         return rejections
     }
 

@@ -23,6 +23,9 @@ public actor HubEngine {
         public var dataDirectory: URL
         /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers; at least 1.
         public var retainedChanges = 100_000
+        /// Changes recorded but not yet committed beyond which a driver's report waits for the commit
+        /// (back-pressure). At most half of ``retainedChanges``. Default 10 000.
+        public var maxPendingChanges = 10_000
         /// Structures created on first start (id, name); devices a driver announces go into the first.
         public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
         /// The catalog writes, commands and reports are checked against.
@@ -54,11 +57,15 @@ public actor HubEngine {
     /// The stored change log holds nothing at or below this revision.
     var prunedThrough: UInt64 = 0
     var connectedDrivers: Set<String> = []
+    /// ``Configuration/maxPendingChanges``, at most half the retained log.
+    nonisolated let maxPendingChanges: Int
     let logger: Logger
     /// Counters and histograms the engine and its watch streams update.
     public nonisolated let metrics: HubMetrics
     private let commitSignal: AsyncStream<Void>.Continuation
     private let commitSignals: AsyncStream<Void>
+    /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
+    private var stopped = false
 
     /// The epoch of the data directory.
     public nonisolated let epoch: String
@@ -81,6 +88,7 @@ public actor HubEngine {
             try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
         }
         self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: stored.revision, history: history)
+        maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))
         (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -127,11 +135,14 @@ public actor HubEngine {
         } onCancel: {
             commitSignal.finish()
         }
+        stopped = true
         await commitPending()
     }
 
-    /// Commits everything pending in one transaction, then publishes it.
-    private func commitPending() async {
+    /// Commits everything pending in one transaction, then publishes it. Retries a failed commit until it
+    /// succeeds unless `retrying` is false; then returns the failure (its data stays pending).
+    @discardableResult
+    private func commitPending(retrying: Bool = true) async -> (any Error)? {
         while !pending.isEmpty {
             let taken = pending
             pending = Pending()
@@ -145,7 +156,11 @@ public actor HubEngine {
             do {
                 if !batch.isEmpty {
                     let started = ContinuousClock.now
-                    try await store.commit(batch)
+                    // One commit serves every waiter, so the cancellation of whichever task runs it (a hub
+                    // shutting down, a driver session ending) must not abandon it half-way: it runs in a
+                    // task of its own, which the caller's cancellation does not reach.
+                    let store = store
+                    try await Task { try await store.commit(batch) }.value
                     metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.log.count)
                 }
                 changeLog.publish(batch.log, through: through)
@@ -161,9 +176,12 @@ public actor HubEngine {
                 }
                 // Nothing of the batch was published; keep its data for the next attempt.
                 merge(back: taken)
+                // Cancelled (shutting down) or asked not to: one attempt only; a cancelled sleep would spin.
+                guard retrying, !Task.isCancelled else { return error }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
+        return nil
     }
 
     private func merge(back taken: Pending) {
@@ -211,6 +229,14 @@ public actor HubEngine {
 
     /// Waits until everything recorded so far is committed and published.
     func awaitCommit() async throws {
+        if stopped {
+            // run() has returned (shutdown), so nothing else commits: a driver disconnecting or a call
+            // finishing during shutdown commits its own change here, once.
+            if let error = await commitPending(retrying: false) {
+                throw HubError(.unavailable, "the hub is stopping and could not store the change (\(error))")
+            }
+            return
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             pending.waiters.append(continuation)
             commitSignal.yield()

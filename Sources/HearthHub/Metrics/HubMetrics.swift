@@ -98,6 +98,22 @@ public final class HubMetrics: Sendable {
         ).record(duration)
     }
 
+    /// Counts a supervised driver's restart after a crash.
+    func recordDriverRestart(_ driver: String) {
+        registry.makeCounter(
+            descriptor: Self.name("driver_restarts", "total", "Restarts of supervised drivers after they exited."),
+            labels: [("driver", driver)]
+        ).increment()
+    }
+
+    /// Sets whether a supervised driver is marked failed (1) or not (0).
+    func setDriverFailed(_ driver: String, _ failed: Bool) {
+        registry.makeGauge(
+            descriptor: Self.name("driver_failed", "", "1 while a supervised driver is failed (crashed too often)."),
+            labels: [("driver", driver)]
+        ).set(failed ? 1.0 : 0.0)
+    }
+
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "hearth", metricName: metric, unitName: unit, helpText: help)
     }

@@ -9,6 +9,10 @@ struct HomeServiceHandler: WireService {
     let engine: HubEngine
     let sessions: DriverSessions
     let access: AccessControl
+    /// The hub's plugin supervisor, if it has plugins.
+    let supervisor: DriverSupervisor?
+    /// Driver ids with a token in the config.
+    let driverIDs: Set<String>
     let watchConfiguration: WatchStream.Configuration
     /// How long a command may wait for its driver when the caller set no deadline.
     let defaultCommandTimeout: Duration
@@ -113,6 +117,7 @@ struct HomeServiceHandler: WireService {
                 return Hearth_V1_WriteAttributesResponse()
             }
         }
+        registerDriverMethods(into: &router)
     }
 
     /// Runs a command or write like ``mapped(_:)`` and records its outcome and duration in the metrics.
@@ -143,7 +148,7 @@ struct HomeServiceHandler: WireService {
         return result
     }
 
-    private func user(_ context: ServerContext) throws -> UserAccess {
+    func user(_ context: ServerContext) throws -> UserAccess {
         try mappedSync {
             switch try access.authenticate(authorization: context.requestMetadata.string(for: "authorization")) {
             case .user(let user): return user

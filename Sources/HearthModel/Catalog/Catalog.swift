@@ -35,12 +35,13 @@ public struct Catalog: Hashable, Sendable {
 
     /// Adds a vendor trait announced at run time.
     ///
-    /// Registering the same schema again (a driver re-announcing after a reconnect) succeeds and changes
+    /// Registering the same schema again (a driver re-announcing after a reconnect), or a schema identical to
+    /// a builtin one (a driver announcing a trait this hub happens to be built with), succeeds and changes
     /// nothing.
     ///
     /// - Parameter schema: the trait's schema, as the driver sent it.
     /// - Throws: ``CatalogError`` with code `.notVendorNamespace` unless the namespace is `vendor:…`,
-    ///   `.idOutsideVendorRange` unless the id is manufacturer-specific, `.clashesWithBuiltin` when a builtin
+    ///   `.idOutsideVendorRange` unless the id is manufacturer-specific, `.clashesWithBuiltin` when a different builtin
     ///   trait has the id, `.conflictingRegistration` when another schema was registered under it, and
     ///   `.malformed` (with every problem listed) when the schema does not hold together.
     public mutating func registerVendorTrait(_ schema: TraitSchema) throws(CatalogError) {
@@ -57,6 +58,8 @@ public struct Catalog: Hashable, Sendable {
                     + "not 0x0000 or 0xFFFF) and a suffix in 0xFC00...0xFFFE")
         }
         if builtinTraitIDs.contains(schema.id), let existing = traits[schema.id] {
+            // A driver cannot know whether the hub was built with its trait; the same schema is no clash.
+            if existing == schema { return }
             throw CatalogError(
                 code: .clashesWithBuiltin,
                 message: "trait \(schema.displayName) has the id of builtin trait \(existing.displayName)")

@@ -30,6 +30,67 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// The state of a supervised driver's process.
+public nonisolated enum Hearth_V1_DriverProcessState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// Not supervised by this hub (it runs on its own, or not at all).
+  case unsupervised // = 0
+
+  /// Launched; not yet connected.
+  case starting // = 1
+  case running // = 2
+
+  /// Exited; the hub starts it again at next_start_unix_ms.
+  case backingOff // = 3
+
+  /// Crashed too often; stays down until RestartDriver.
+  case failed // = 4
+
+  /// Stopped by the hub (shutting down).
+  case stopped // = 5
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unsupervised
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unsupervised
+    case 1: self = .starting
+    case 2: self = .running
+    case 3: self = .backingOff
+    case 4: self = .failed
+    case 5: self = .stopped
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unsupervised: return 0
+    case .starting: return 1
+    case .running: return 2
+    case .backingOff: return 3
+    case .failed: return 4
+    case .stopped: return 5
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Hearth_V1_DriverProcessState] = [
+    .unsupervised,
+    .starting,
+    .running,
+    .backingOff,
+    .failed,
+    .stopped,
+  ]
+
+}
+
 public nonisolated struct Hearth_V1_GetHubRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -270,9 +331,83 @@ public nonisolated struct Hearth_V1_WriteAttributesResponse: Sendable {
   public init() {}
 }
 
+public nonisolated struct Hearth_V1_ListDriversRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Hearth_V1_ListDriversResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Sorted by driver id.
+  public var drivers: [Hearth_V1_DriverStatus] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Hearth_V1_RestartDriverRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var driverID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Hearth_V1_DriverStatus: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var driverID: String = String()
+
+  /// Whether the driver has a session with the hub now.
+  public var connected: Bool = false
+
+  public var processState: Hearth_V1_DriverProcessState = .unsupervised
+
+  /// The process id while it runs; 0 otherwise.
+  public var pid: Int32 = 0
+
+  /// Restarts after crashes since the hub started.
+  public var restarts: UInt32 = 0
+
+  /// How the last process ended, e.g. "exited with status 1", "killed by signal 9".
+  public var lastExit: String = String()
+
+  /// When the next start is due (BACKING_OFF), Unix time in milliseconds.
+  public var nextStartUnixMs: Int64 = 0
+
+  /// Why the driver is FAILED, or what went wrong last.
+  public var message: String = String()
+
+  /// How many devices of this driver the hub holds.
+  public var devices: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "hearth.v1"
+
+nonisolated extension Hearth_V1_DriverProcessState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DRIVER_PROCESS_STATE_UNSUPERVISED\0\u{1}DRIVER_PROCESS_STATE_STARTING\0\u{1}DRIVER_PROCESS_STATE_RUNNING\0\u{1}DRIVER_PROCESS_STATE_BACKING_OFF\0\u{1}DRIVER_PROCESS_STATE_FAILED\0\u{1}DRIVER_PROCESS_STATE_STOPPED\0")
+}
 
 nonisolated extension Hearth_V1_GetHubRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetHubRequest"
@@ -795,6 +930,155 @@ nonisolated extension Hearth_V1_WriteAttributesResponse: SwiftProtobuf.Message, 
   }
 
   public static func ==(lhs: Hearth_V1_WriteAttributesResponse, rhs: Hearth_V1_WriteAttributesResponse) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Hearth_V1_ListDriversRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListDriversRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Hearth_V1_ListDriversRequest, rhs: Hearth_V1_ListDriversRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Hearth_V1_ListDriversResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListDriversResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}drivers\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.drivers) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.drivers.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.drivers, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Hearth_V1_ListDriversResponse, rhs: Hearth_V1_ListDriversResponse) -> Bool {
+    if lhs.drivers != rhs.drivers {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Hearth_V1_RestartDriverRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RestartDriverRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}driver_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.driverID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.driverID.isEmpty {
+      try visitor.visitSingularStringField(value: self.driverID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Hearth_V1_RestartDriverRequest, rhs: Hearth_V1_RestartDriverRequest) -> Bool {
+    if lhs.driverID != rhs.driverID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Hearth_V1_DriverStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DriverStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}driver_id\0\u{1}connected\0\u{3}process_state\0\u{1}pid\0\u{1}restarts\0\u{3}last_exit\0\u{3}next_start_unix_ms\0\u{1}message\0\u{1}devices\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.driverID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.connected) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.processState) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.pid) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.restarts) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.lastExit) }()
+      case 7: try { try decoder.decodeSingularInt64Field(value: &self.nextStartUnixMs) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 9: try { try decoder.decodeSingularUInt32Field(value: &self.devices) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.driverID.isEmpty {
+      try visitor.visitSingularStringField(value: self.driverID, fieldNumber: 1)
+    }
+    if self.connected != false {
+      try visitor.visitSingularBoolField(value: self.connected, fieldNumber: 2)
+    }
+    if self.processState != .unsupervised {
+      try visitor.visitSingularEnumField(value: self.processState, fieldNumber: 3)
+    }
+    if self.pid != 0 {
+      try visitor.visitSingularInt32Field(value: self.pid, fieldNumber: 4)
+    }
+    if self.restarts != 0 {
+      try visitor.visitSingularUInt32Field(value: self.restarts, fieldNumber: 5)
+    }
+    if !self.lastExit.isEmpty {
+      try visitor.visitSingularStringField(value: self.lastExit, fieldNumber: 6)
+    }
+    if self.nextStartUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.nextStartUnixMs, fieldNumber: 7)
+    }
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 8)
+    }
+    if self.devices != 0 {
+      try visitor.visitSingularUInt32Field(value: self.devices, fieldNumber: 9)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Hearth_V1_DriverStatus, rhs: Hearth_V1_DriverStatus) -> Bool {
+    if lhs.driverID != rhs.driverID {return false}
+    if lhs.connected != rhs.connected {return false}
+    if lhs.processState != rhs.processState {return false}
+    if lhs.pid != rhs.pid {return false}
+    if lhs.restarts != rhs.restarts {return false}
+    if lhs.lastExit != rhs.lastExit {return false}
+    if lhs.nextStartUnixMs != rhs.nextStartUnixMs {return false}
+    if lhs.message != rhs.message {return false}
+    if lhs.devices != rhs.devices {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -213,6 +213,11 @@ public nonisolated struct Hearth_V1_DeviceAnnouncement: Sendable {
 
   public var types: [Hearth_V1_AnnouncedType] = []
 
+  /// Used only when the hub first sees the device: it is put in the room of
+  /// this name in the driver's structure (created if there is none). Empty:
+  /// unassigned. After that the room belongs to the user.
+  public var suggestedRoom: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -786,7 +791,7 @@ nonisolated extension Hearth_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Hearth_V1_DeviceAnnouncement: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceAnnouncement"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}suggested_name\0\u{3}is_matter_device\0\u{1}types\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}suggested_name\0\u{3}is_matter_device\0\u{1}types\0\u{3}suggested_room\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -798,6 +803,7 @@ nonisolated extension Hearth_V1_DeviceAnnouncement: SwiftProtobuf.Message, Swift
       case 2: try { try decoder.decodeSingularStringField(value: &self.suggestedName) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.isMatterDevice) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.types) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.suggestedRoom) }()
       default: break
       }
     }
@@ -816,6 +822,9 @@ nonisolated extension Hearth_V1_DeviceAnnouncement: SwiftProtobuf.Message, Swift
     if !self.types.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.types, fieldNumber: 4)
     }
+    if !self.suggestedRoom.isEmpty {
+      try visitor.visitSingularStringField(value: self.suggestedRoom, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -824,6 +833,7 @@ nonisolated extension Hearth_V1_DeviceAnnouncement: SwiftProtobuf.Message, Swift
     if lhs.suggestedName != rhs.suggestedName {return false}
     if lhs.isMatterDevice != rhs.isMatterDevice {return false}
     if lhs.types != rhs.types {return false}
+    if lhs.suggestedRoom != rhs.suggestedRoom {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -90,7 +90,11 @@ extension Trait {
     public func invoke(command: CommandID, fields: [FieldID: Value]) async throws -> Value {
         let value = Value.struct(fields)
         if Catalog.builtin.trait(Self.traitID) != nil {
-            try Validator(catalog: .builtin).validateCommand(trait: Self.traitID, command: command, fields: value)
+            do {
+                try Validator(catalog: .builtin).validateCommand(trait: Self.traitID, command: command, fields: value)
+            } catch {
+                throw sender?.translate(error) ?? error
+            }
         }
         guard let sender else { throw TraitError.noSender(trait: Self.traitID) }
         return try await sender.invoke(trait: Self.traitID, command: command, fields: value)
@@ -102,7 +106,11 @@ extension Trait {
     public func write(attributes: [AttributeID: Value]) async throws {
         guard !attributes.isEmpty else { return }
         if Catalog.builtin.trait(Self.traitID) != nil {
-            try Validator(catalog: .builtin).validateWrite(trait: Self.traitID, attributes: attributes)
+            do {
+                try Validator(catalog: .builtin).validateWrite(trait: Self.traitID, attributes: attributes)
+            } catch {
+                throw sender?.translate(error) ?? error
+            }
         }
         guard let sender else { throw TraitError.noSender(trait: Self.traitID) }
         try await sender.write(trait: Self.traitID, attributes: attributes)

@@ -21,6 +21,15 @@ public protocol TraitCommandSender: Sendable {
     ///   - trait: the trait's id.
     ///   - attributes: the values to write, by attribute id.
     func write(trait: TraitID, attributes: [AttributeID: Value]) async throws
+
+    /// The error to throw for one the typed layer found before sending (a ``HearthModel/ValidationError``
+    /// for a value the catalog refuses), so that a client library can report every failure in its own
+    /// error type. The default keeps it as it is.
+    func translate(_ error: any Error) -> any Error
+}
+
+extension TraitCommandSender {
+    public func translate(_ error: any Error) -> any Error { error }
 }
 
 /// Errors of the typed layer itself (not of the hub or the device).

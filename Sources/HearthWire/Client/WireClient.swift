@@ -26,6 +26,27 @@ public final class WireClient: Sendable {
             case .unix(let path): "unix:\(path)"
             }
         }
+
+        /// Parses `unix:/path`, `/path` (a socket), `host:port` or `[v6]:port`; nil when malformed.
+        public init?(address: String) {
+            if address.hasPrefix("unix:") {
+                let path = String(address.dropFirst(5))
+                guard !path.isEmpty else { return nil }
+                self = .unix(path: path)
+                return
+            }
+            if address.hasPrefix("/") {
+                self = .unix(path: address)
+                return
+            }
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                (1...65535).contains(port)
+            else { return nil }
+            var host = String(address[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty else { return nil }
+            self = .tcp(host: host, port: port)
+        }
     }
 
     /// Client settings; each default is documented beside it.

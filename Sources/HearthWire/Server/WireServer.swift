@@ -138,6 +138,11 @@ public final class WireServer: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: addresses) }
         if stopNow { beginGracefulShutdown() }
+        // A connection accepted while the listener was closing may sit in its buffer, never served: close
+        // whatever is left, or its peer would wait for an answer that never comes.
+        defer {
+            for connection in state.withLock({ Array($0.connections.values) }) { connection.close(promise: nil) }
+        }
 
         try await withThrowingDiscardingTaskGroup { group in
             for listener in listeners {

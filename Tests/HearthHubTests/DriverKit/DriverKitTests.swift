@@ -72,9 +72,10 @@ struct DriverKitTests {
                 driver.add(dimmableLight("fine"))
                 driver.onCommand(Matter.OnOffTrait.OffCommand.self) { _, context in
                     guard context.device.id == "fine" else {
-                        // Hangs and ignores cancellation: awaiting an unstructured task's value does not
-                        // pass cancellation on.
-                        await Task.detached { try? await Task.sleep(for: .seconds(3600)) }.value
+                        // Hangs for good and ignores cancellation: awaiting an unstructured task's value does
+                        // not pass cancellation on. (No timer: a pending hour-long sleep would keep the test
+                        // process from exiting.)
+                        await Task.detached { await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in } }.value
                         return
                     }
                     try context.device.report(Matter.OnOffTrait.self) { $0.onOff = false }
@@ -136,12 +137,7 @@ struct DriverKitTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
-                let door = driver.add(DeviceDescription(id: "door", name: "Door", endpoints: [
-                    EndpointDescription(ContactSensorDeviceType.self, traits: [
-                        .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
-                        .trait(Matter.BooleanStateTrait.self, locality: .remote) { $0.stateValue = true },
-                    ])
-                ]))
+                let door = driver.add(contactSensor("door", remoteState: true))
                 try await withDriver(driver) {
                     let start = try await client.call(HomeMethods.getHub, .init())
                     try await client.waitForDevice("lights/door") { $0.connectivity == .online }
@@ -158,6 +154,40 @@ struct DriverKitTests {
                     let device = try await client.waitForDevice("lights/door") { $0.trait(0x0045)?.connectivity == .offline }
                     #expect(device.trait(0x0003)?.connectivity == .online)
                     #expect(device.connectivity == .partiallyOnline)
+                }
+            }
+        }
+    }
+
+    @Test("a suggested room places a new device once (created by name, matched without case); after that the room is the user's")
+    func suggestedRooms() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                var first = dimmableLight("a")
+                first.room = "Kitchen"
+                var second = dimmableLight("b")
+                second.room = "kitchen"
+                driver.add(first)
+                driver.add(second)
+                try await withDriver(driver) {
+                    let a = try await client.waitForDevice("lights/a") { !$0.roomID.isEmpty }
+                    let b = try await client.waitForDevice("lights/b") { !$0.roomID.isEmpty }
+                    #expect(a.roomID == b.roomID)
+                    let rooms = try await client.watch(.from(0)) { $0.synced }.changes.compactMap { change in
+                        if case .room(let room) = change.kind { room } else { nil }
+                    }
+                    #expect(rooms.map(\.name) == ["Kitchen"])
+                    #expect(rooms.first?.structureID == a.structureID)
+                    // The user takes the lamp out of the kitchen; a re-announcement does not put it back.
+                    _ = try await client.call(HomeMethods.moveDevices, .with {
+                        $0.deviceIds = ["lights/a"]
+                        $0.structureID = a.structureID
+                    })
+                    driver.add(first)
+                    try await Task.sleep(for: .milliseconds(200))
+                    let moved = try await client.waitForDevice("lights/a") { _ in true }
+                    #expect(moved.roomID.isEmpty)
                 }
             }
         }

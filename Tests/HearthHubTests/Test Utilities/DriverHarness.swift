@@ -43,6 +43,16 @@ func dimmableLight(_ id: String, name: String = "Lamp") -> DeviceDescription {
         ])
 }
 
+/// A contact sensor (Identify, BooleanState on endpoint 1), its BooleanState cloud-routed when `remoteState`.
+func contactSensor(_ id: String, remoteState: Bool = false) -> DeviceDescription {
+    DeviceDescription(id: id, name: "Door", endpoints: [
+        EndpointDescription(ContactSensorDeviceType.self, traits: [
+            .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
+            .trait(Matter.BooleanStateTrait.self, locality: remoteState ? .remote : .local) { $0.stateValue = true },
+        ])
+    ])
+}
+
 extension HubClient {
     /// Watches from 0 until `predicate` holds for the newest version of device `id`.
     @discardableResult

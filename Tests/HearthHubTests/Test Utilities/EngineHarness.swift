@@ -6,9 +6,13 @@ import SwiftProtobuf
 import Synchronization
 
 /// A running engine over a fresh data directory, without sockets; stopped afterwards.
-func withEngine<T: Sendable>(_ body: (HubEngine) async throws -> T) async throws -> T {
+func withEngine<T: Sendable>(
+    configure: (inout HubEngine.Configuration) -> Void = { _ in }, _ body: (HubEngine) async throws -> T
+) async throws -> T {
     try await withTemporaryDirectory { dir in
-        let engine = try await HubEngine.open(configuration: .init(dataDirectory: dir))
+        var configuration = HubEngine.Configuration(dataDirectory: dir)
+        configure(&configuration)
+        let engine = try await HubEngine.open(configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             defer { group.cancelAll() }
@@ -123,9 +127,9 @@ func contactSensor(_ id: String) -> Hearth_V1_DeviceAnnouncement {
 extension HubEngine {
     /// Reports one trait's attributes as `driver`, expecting no rejection.
     func report(_ driver: String, _ device: String, endpoint: UInt32 = 1, trait: UInt32, _ attributes: [UInt32: Value])
-        throws
+        async throws
     {
-        let rejected = try report(driver: driver, .with {
+        let rejected = try await report(driver: driver, .with {
             $0.traits = [.with {
                 $0.deviceID = device
                 $0.endpoint = endpoint

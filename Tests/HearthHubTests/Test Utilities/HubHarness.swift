@@ -12,6 +12,7 @@ enum Tokens {
     static let viewer = "viewer-token"
     static let member = "member-token"
     static let lights = "lights-token"
+    static let python = "python-token"
 
     static var all: [String: Principal] {
         [
@@ -19,6 +20,7 @@ enum Tokens {
             viewer: .user(UserAccess(user: "viewer", role: .viewer, structures: ["home"])),
             member: .user(UserAccess(user: "member", role: .member, structures: ["home"])),
             lights: .driver(id: "lights"),
+            python: .driver(id: "python"),
         ]
     }
 }

@@ -1,4 +1,5 @@
-/// Jittered exponential backoff for reconnecting: each failed attempt doubles the wait up to a cap, and a
+/// Jittered exponential backoff for retries (a driver reconnecting, the hub restarting a crashed plugin):
+/// each failed attempt doubles the wait up to a cap, and a
 /// random part spreads drivers that lost the hub at the same moment, so they do not return all at once.
 ///
 /// ```swift

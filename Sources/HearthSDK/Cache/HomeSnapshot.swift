@@ -1,0 +1,123 @@
+import HearthModel
+import HearthProto
+
+/// The hub's home as one watch stream has shown it so far: an immutable value, replaced whole on each update,
+/// so a subscriber can hold one while the next is built.
+struct HomeSnapshot: Sendable {
+    var structures: [String: Hearth_V1_Structure] = [:]
+    var rooms: [String: Hearth_V1_Room] = [:]
+    var devices: [String: Hearth_V1_Device] = [:]
+    /// The newest revision applied, and the hub epoch it belongs to.
+    var revision: UInt64 = 0
+    var epoch = ""
+    /// Whether the first snapshot has been completed (the hub's synced mark).
+    var synced = false
+    /// Counts updates; a subscriber that saw update n and now sees n + k missed none when k is 1.
+    var sequence: UInt64 = 0
+    /// What the latest update changed (ids of added, modified and removed objects).
+    var delta = Delta()
+
+    /// Ids changed by one update.
+    struct Delta: Sendable, Equatable {
+        var structures: Set<String> = []
+        var rooms: Set<String> = []
+        var devices: Set<String> = []
+        var events: [Hearth_V1_Event] = []
+
+        var isEmpty: Bool { structures.isEmpty && rooms.isEmpty && devices.isEmpty && events.isEmpty }
+
+        mutating func formUnion(_ other: Delta) {
+            structures.formUnion(other.structures)
+            rooms.formUnion(other.rooms)
+            devices.formUnion(other.devices)
+            events += other.events
+        }
+    }
+
+    /// Applies one change; records in `delta` what it touched (only what really differs).
+    mutating func apply(_ change: Hearth_V1_Change) {
+        switch change.kind {
+        case .structure(let s):
+            let old = structures.updateValue(s, forKey: s.id)
+            if old == nil || old?.name != s.name { delta.structures.insert(s.id) }
+        case .structureRemoved(let id):
+            if structures.removeValue(forKey: id) != nil { delta.structures.insert(id) }
+        case .room(let r):
+            let old = rooms.updateValue(r, forKey: r.id)
+            if old == nil || old?.name != r.name || old?.structureID != r.structureID { delta.rooms.insert(r.id) }
+        case .roomRemoved(let removed):
+            if rooms.removeValue(forKey: removed.roomID) != nil { delta.rooms.insert(removed.roomID) }
+        case .device(let d):
+            let old = devices.updateValue(d, forKey: d.id)
+            if old?.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
+        case .deviceRemoved(let id):
+            if devices.removeValue(forKey: id) != nil { delta.devices.insert(id) }
+        case .trait(let t):
+            guard var device = devices[t.deviceID],
+                let type = device.types.firstIndex(where: { $0.endpoint == t.endpoint }),
+                let trait = device.types[type].traits.firstIndex(where: { $0.traitID == t.state.traitID })
+            else { return }
+            var merged = device.types[type].traits[trait]
+            for attribute in t.state.attributes {
+                if let index = merged.attributes.firstIndex(where: { $0.id == attribute.id }) {
+                    merged.attributes[index] = attribute
+                } else {
+                    merged.attributes.append(attribute)
+                }
+            }
+            merged.connectivity = t.state.connectivity
+            merged.locality = t.state.locality
+            merged.confirmed = t.state.confirmed
+            merged.revision = t.state.revision
+            guard merged != device.types[type].traits[trait] else { return }
+            device.types[type].traits[trait] = merged
+            device.refreshConnectivity()
+            devices[device.id] = device
+            delta.devices.insert(device.id)
+        case .event(let event):
+            delta.events.append(event)
+        case nil:
+            return
+        }
+    }
+
+    /// The change set that turns `self` into `other`, object by object (for a re-list: subscribers must see
+    /// only what really changed while the client was away).
+    func differences(to other: HomeSnapshot) -> Delta {
+        var delta = Delta()
+        for id in Set(structures.keys).union(other.structures.keys) where structures[id]?.name != other.structures[id]?.name {
+            delta.structures.insert(id)
+        }
+        for id in Set(rooms.keys).union(other.rooms.keys) {
+            let (a, b) = (rooms[id], other.rooms[id])
+            if a?.name != b?.name || a?.structureID != b?.structureID || (a == nil) != (b == nil) { delta.rooms.insert(id) }
+        }
+        for id in Set(devices.keys).union(other.devices.keys) where devices[id]?.withoutRevisions != other.devices[id]?.withoutRevisions {
+            delta.devices.insert(id)
+        }
+        return delta
+    }
+}
+
+extension Hearth_V1_Device {
+    /// The device's connectivity and locality aggregated from its traits (after a trait change).
+    mutating func refreshConnectivity() {
+        let aggregate = SourceConnectivity.aggregate(types.flatMap(\.traits).map {
+            SourceConnectivity(
+                connectivityState: ConnectivityState(proto: $0.connectivity),
+                dataSourceLocality: DataSourceLocality(proto: $0.locality))
+        })
+        connectivity = aggregate.connectivityState.proto
+        locality = aggregate.dataSourceLocality.proto
+    }
+
+    /// The device with every revision zeroed: equal when nothing a user sees differs.
+    var withoutRevisions: Hearth_V1_Device {
+        var copy = self
+        copy.revision = 0
+        for t in copy.types.indices {
+            for r in copy.types[t].traits.indices { copy.types[t].traits[r].revision = 0 }
+        }
+        return copy
+    }
+}

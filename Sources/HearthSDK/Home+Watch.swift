@@ -1,0 +1,80 @@
+import HearthModel
+import HearthProto
+import HearthWire
+
+extension Home {
+    /// Why a watch stream ended early.
+    private enum WatchEnd: Error {
+        /// The hub cannot resume from the cache's revision: list again from 0.
+        case relist
+    }
+
+    /// Keeps the cache fed until the home closes: watch, and on loss reconnect (with backoff) from the last
+    /// revision applied.
+    func watchLoop() async {
+        var attempt = 0
+        var relist = false
+        while !Task.isCancelled {
+            do {
+                try await watchOnce(fromScratch: relist) { attempt = 0 }
+                relist = false
+            } catch WatchEnd.relist {
+                relist = true
+                continue
+            } catch let error as RPCError where [.unauthenticated, .permissionDenied].contains(error.code) {
+                store.end(HomeError(error))  // the token is refused: retrying cannot help
+                return
+            } catch {
+                if Task.isCancelled { return }
+            }
+            let wait = configuration.reconnect.delay(attempt: attempt, random: .random(in: 0...1))
+            attempt += 1
+            try? await Task.sleep(for: wait)
+        }
+    }
+
+    /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps
+    /// it in at the synced mark, with the differences to the old one as the update; otherwise it resumes
+    /// and applies each response as one update.
+    private func watchOnce(fromScratch: Bool, onSynced: () -> Void) async throws {
+        let current = store.snapshot
+        let resuming = current.synced && !fromScratch
+        var request = Hearth_V1_WatchRequest()
+        if resuming {
+            request.fromRevision = current.revision
+            request.epoch = current.epoch
+        }
+        var options = callOptions
+        options.timeout = nil  // a watch lasts as long as the home
+        try await client.serverStreaming(HomeMethods.watch, request: request, options: options) { responses in
+            var building: HomeSnapshot? = resuming ? nil : HomeSnapshot()
+            if resuming { onSynced() }
+            for try await response in responses {
+                if response.hasRelist { throw WatchEnd.relist }
+                if var fresh = building {
+                    for change in response.changes { fresh.apply(change) }
+                    fresh.revision = max(fresh.revision, response.revision)
+                    if !response.epoch.isEmpty { fresh.epoch = response.epoch }
+                    guard response.synced else {
+                        building = fresh
+                        continue
+                    }
+                    let old = store.snapshot
+                    fresh.synced = true
+                    fresh.sequence = old.sequence + 1
+                    fresh.delta = old.synced ? old.differences(to: fresh) : HomeSnapshot.Delta()
+                    building = nil
+                    store.publish(fresh)
+                    onSynced()
+                } else {
+                    var next = store.snapshot
+                    next.delta = HomeSnapshot.Delta()
+                    for change in response.changes { next.apply(change) }
+                    next.revision = max(next.revision, response.revision)
+                    if !next.delta.isEmpty { next.sequence += 1 }
+                    store.publish(next)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+public import HearthModel
+import HearthProto
+public import HearthTypes
+public import OpenCombineShim
+import Synchronization
+
+/// The device types of one device, each an endpoint with its traits, bound to the hub so that trait commands
+/// and writes reach the device.
+public struct DeviceTypeController: Sendable, Hashable {
+    let deviceID: String
+    let collection: DeviceTypeCollection
+    let home: Home
+
+    init(device: Hearth_V1_Device, home: Home) {
+        deviceID = device.id
+        collection = DeviceTypeCollection(device: device, home: home)
+        self.home = home
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.collection == rhs.collection }
+    public func hash(into hasher: inout Hasher) { hasher.combine(collection) }
+
+    /// The device types as this snapshot holds them, typed on demand: `all[T.self]`.
+    public var all: DeviceTypeCollection { collection }
+
+    /// Whether the device has a device type `T`.
+    public func contains<T: DeviceType>(_ type: T.Type) -> Bool { collection[T.self] != nil }
+
+    /// The device type `T` as the cache holds it now, or nil when the device lacks it (or is gone).
+    public func get<T: DeviceType>(_ type: T.Type) async -> T? {
+        guard let device = home.store.snapshot.devices[deviceID] else { return nil }
+        return DeviceTypeCollection(device: device, home: home)[T.self]
+    }
+
+    /// The device type `T` now, then again each time one of its traits changes; completes at once when the
+    /// device lacks the type, and when the device is removed.
+    public func subscribe<T: DeviceType>(_ type: T.Type) -> AnyPublisher<T, HomeError> {
+        FeedPublisher(home: home, render: Self.renderer(deviceID, home) { $0[T.self] }).eraseToAnyPublisher()
+    }
+
+    /// All the device's types now, then again each time any of their traits changes.
+    public func subscribeAll() -> AnyPublisher<DeviceTypeCollection, HomeError> {
+        FeedPublisher(home: home, render: Self.renderer(deviceID, home) { $0 }).eraseToAnyPublisher()
+    }
+
+    /// ``subscribe(_:)`` as an asynchronous sequence.
+    public func updates<T: DeviceType>(_ type: T.Type) -> HomeUpdates<T> {
+        HomeUpdates(home: home, render: Self.renderer(deviceID, home) { $0[T.self] })
+    }
+
+    /// Renders what `pick` takes from the device's types, only when it differs from what was last emitted;
+    /// finishes (an empty output list and no more) when the device lacks it or leaves.
+    static func renderer<V: Hashable & Sendable>(
+        _ deviceID: String, _ home: Home, _ pick: @escaping @Sendable (DeviceTypeCollection) -> V?
+    ) -> FeedRender<V> {
+        let last = Mutex<V?>(nil)
+        return { first, snapshot, delta in
+            guard first || delta.devices.contains(deviceID) else { return .values([]) }
+            guard let device = snapshot.devices[deviceID],
+                let value = pick(DeviceTypeCollection(device: device, home: home))
+            else { return .finished }
+            return last.withLock { last in
+                guard value != last else { return .values([]) }
+                last = value
+                return .values([value])
+            }
+        }
+    }
+}
+
+/// A device's types; `collection[T.self]` gives one, or nil when the device lacks it.
+public struct DeviceTypeCollection: Sendable, Hashable {
+    /// One device type of the device: an endpoint with its traits, untyped (tools, vendor types).
+    public struct Instance: Sendable, Hashable {
+        /// The device type's id.
+        public let deviceTypeID: DeviceTypeID
+        /// The endpoint number.
+        public let endpoint: UInt32
+        /// Whether it is the device's primary type.
+        public let isPrimary: Bool
+        /// Its traits, bound to the hub.
+        public let traits: TraitCollection
+    }
+
+    /// Every device type of the device, in the hub's order.
+    public let instances: [Instance]
+
+    init(device: Hearth_V1_Device, home: Home) {
+        instances = device.types.map { type in
+            var data: [TraitID: TraitData] = [:]
+            for trait in type.traits {
+                var attributes: [AttributeID: Value] = [:]
+                for attribute in trait.attributes { attributes[AttributeID(attribute.id)] = Value(proto: attribute.value) }
+                data[TraitID(trait.traitID)] = TraitData(
+                    attributes: attributes,
+                    metadata: TraitMetadata(
+                        sourceConnectivity: SourceConnectivity(
+                            connectivityState: ConnectivityState(proto: trait.connectivity),
+                            dataSourceLocality: DataSourceLocality(proto: trait.locality))))
+            }
+            let sender = HubSender(home: home, deviceID: device.id, endpoint: type.endpoint)
+            return Instance(
+                deviceTypeID: DeviceTypeID(type.deviceTypeID), endpoint: type.endpoint, isPrimary: type.primary,
+                traits: TraitCollection(data, sender: sender))
+        }
+    }
+
+    /// The device type `T`, or nil when the device lacks it (the primary instance first when there are
+    /// several).
+    public subscript<T: DeviceType>(_ type: T.Type) -> T? {
+        let matching = instances.filter { $0.deviceTypeID == T.deviceTypeID }
+        guard let instance = matching.first(where: \.isPrimary) ?? matching.first else { return nil }
+        return T(traits: instance.traits, isPrimaryType: instance.isPrimary)
+    }
+
+    /// The ids of the device types present.
+    public var deviceTypeIDs: [DeviceTypeID] { instances.map(\.deviceTypeID) }
+}

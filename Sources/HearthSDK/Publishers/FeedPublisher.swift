@@ -1,0 +1,118 @@
+public import OpenCombineShim
+import Synchronization
+
+/// A publisher that views the home's cache through a ``Feed``: each subscription has its own feed, so a slow
+/// subscriber gets coalesced, newest values and holds up no one.
+struct FeedPublisher<Output: Sendable>: Publisher {
+    typealias Failure = HomeError
+
+    let home: Home
+    var keepsEvents = false
+    let render: FeedRender<Output>
+
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
+        let subscription = FeedSubscription(feed: feed, subscriber: subscriber)
+        subscriber.receive(subscription: subscription)
+        home.store.attach(feed)
+    }
+}
+
+/// Delivers a feed's outputs to one Combine subscriber as it asks for them.
+///
+/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called only from the single pump task
+/// that runs while there is demand (`state.pumping` makes sure there is never more than one), as Combine
+/// requires serialized calls; the rest of the state is behind the mutex.
+final class FeedSubscription<S: Subscriber>: Subscription, @unchecked Sendable
+where S.Input: Sendable, S.Failure == HomeError {
+    private struct State {
+        var demand = Subscribers.Demand.none
+        var pumping = false
+        var pump: Task<Void, Never>?
+        var cancelled = false
+    }
+
+    private let feed: Feed<S.Input>
+    private let subscriber: S
+    private let state = Mutex(State())
+
+    init(feed: Feed<S.Input>, subscriber: S) {
+        self.feed = feed
+        self.subscriber = subscriber
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        let start = state.withLock { s -> Bool in
+            s.demand += demand
+            guard !s.pumping, !s.cancelled, s.demand > 0 else { return false }
+            s.pumping = true
+            return true
+        }
+        guard start else { return }
+        // One delivery task while there is demand: Combine gives a publisher no thread of its own.
+        let task = Task { await self.pump() }
+        state.withLock { $0.pump = task }
+    }
+
+    private func pump() async {
+        while true {
+            do {
+                guard let value = try await feed.next() else {
+                    if !state.withLock({ $0.cancelled }) { subscriber.receive(completion: .finished) }
+                    return
+                }
+                let more = subscriber.receive(value)
+                let keepGoing = state.withLock { s -> Bool in
+                    s.demand -= 1
+                    s.demand += more
+                    if s.demand == 0 || s.cancelled { s.pumping = false }
+                    return s.pumping
+                }
+                if !keepGoing { return }
+            } catch {
+                if !state.withLock({ $0.cancelled }) { subscriber.receive(completion: .failure(HomeError.from(error))) }
+                return
+            }
+        }
+    }
+
+    func cancel() {
+        let task = state.withLock { s in
+            s.cancelled = true
+            return s.pump
+        }
+        feed.cancel()
+        task?.cancel()
+    }
+}
+
+/// The asynchronous-sequence twin of a Home publisher: `for try await devices in home.devices().batches`.
+///
+/// Each iterator has its own view of the cache, coalesced like a publisher's: iterate slowly and you get the
+/// newest values, never an unbounded backlog.
+public struct HomeUpdates<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = any Error
+    let home: Home
+    var keepsEvents = false
+    let render: FeedRender<Element>
+
+    public func makeAsyncIterator() -> Iterator {
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
+        home.store.attach(feed)
+        return Iterator(handle: FeedHandle(feed: feed))
+    }
+
+    /// Iterates the feed; ending the iteration (dropping the iterator) stops it.
+    public struct Iterator: AsyncIteratorProtocol {
+        let handle: FeedHandle<Element>
+
+        public mutating func next() async throws -> Element? { try await handle.feed.next() }
+    }
+}
+
+/// Cancels its feed when the last iterator copy is gone.
+final class FeedHandle<Element: Sendable>: Sendable {
+    let feed: Feed<Element>
+    init(feed: Feed<Element>) { self.feed = feed }
+    deinit { feed.cancel() }
+}
