@@ -73,7 +73,8 @@ public struct ThermostatModel: Sendable, Hashable {
         if heating { running.formUnion([.heat, .fan]) }
         if cooling { running.formUnion([.cool, .fan]) }
         if input.systemMode == .fanOnly { running.insert(.fan) }
-        func demand(_ gap: Double) -> UInt8 { UInt8(min(100, max(0, gap / 2))) }
+        // Demand grows with the distance still to go (100 % at 2 °C); at least 1 % while running.
+        func demand(_ gap: Double) -> UInt8 { UInt8(min(100, max(1, gap / 2))) }
         return Output(
             localTemperature: Int16(next.rounded()), running: running,
             runningMode: heating ? .heat : cooling ? .cool : .off,
