@@ -205,12 +205,14 @@ let package = Package(
             dependencies: [
                 "HearthHub",
                 "HearthDriverKit",
+                "HearthSimulator",
                 "HearthTypes",
                 "HearthProto",
                 "HearthModel",
                 "HearthWire",
                 "HearthTesting",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

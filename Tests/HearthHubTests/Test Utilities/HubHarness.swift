@@ -12,6 +12,8 @@ enum Tokens {
     static let viewer = "viewer-token"
     static let member = "member-token"
     static let lights = "lights-token"
+    static let climate = "climate-token"
+    static let vendor = "vendor-token"
 
     static var all: [String: Principal] {
         [
@@ -19,6 +21,8 @@ enum Tokens {
             viewer: .user(UserAccess(user: "viewer", role: .viewer, structures: ["home"])),
             member: .user(UserAccess(user: "member", role: .member, structures: ["home"])),
             lights: .driver(id: "lights"),
+            climate: .driver(id: "climate"),
+            vendor: .driver(id: "vendor"),
         ]
     }
 }
