@@ -79,12 +79,17 @@ public enum ClimateKind: String, Sendable, Hashable, CaseIterable {
 public struct PlannedClimateDevice: Sendable, Hashable {
     /// Its place in the driver (0-based); the id is built from it.
     public var index: Int
+    /// What kind of device it is.
     public var kind: ClimateKind
     /// `<kind>-<index+1>`: `thermostat-1`, `temperature-2`, `lock-7`…
     public var id: String
+    /// The suggested name.
     public var name: String
+    /// The suggested room.
     public var room: String?
+    /// What product it is (BasicInformation).
     public var product: Product
+    /// Its serial number.
     public var serialNumber: String
     /// Whether its main trait comes through a cloud.
     public var isRemote: Bool
@@ -94,7 +99,9 @@ public struct PlannedClimateDevice: Sendable, Hashable {
     public var humidity: RandomWalk
     /// Starting values drawn for the device.
     public var startTemperature: Int16
+    /// The humidity at start, in 0.01 %.
     public var startHumidity: UInt16
+    /// A coin drawn for the start: thermostat in heat (else auto), sensor occupied or closed, fan at medium (else off).
     public var startFlag: Bool
 
     /// The device as announced: one endpoint of its kind with Identify and its main trait.

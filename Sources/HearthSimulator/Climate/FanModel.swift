@@ -3,6 +3,7 @@ public import HearthTypes
 /// The rules of a simulated fan (Matter Fan Control with the offLowMedHighAuto sequence): how a fan mode
 /// and a speed setting imply each other, and how the actual speed follows the setting.
 public enum FanModel {
+    /// A fan mode.
     public typealias Mode = Matter.FanControlTrait.FanModeEnum
 
     /// The speed in percent a fan picks by itself in auto mode.

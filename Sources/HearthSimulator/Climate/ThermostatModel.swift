@@ -11,10 +11,15 @@ public import HearthWire
 public struct ThermostatModel: Sendable, Hashable {
     /// What the thermostat reports now. Temperatures in 0.01 °C.
     public struct Input: Sendable, Hashable {
+        /// The temperature where the thermostat is.
         public var localTemperature: Int16
+        /// occupiedHeatingSetpoint.
         public var heatingSetpoint: Int16
+        /// occupiedCoolingSetpoint.
         public var coolingSetpoint: Int16
+        /// What the thermostat is asked to do.
         public var systemMode: Matter.ThermostatTrait.SystemModeEnum
+        /// Which stages run (thermostatRunningState).
         public var running: Matter.ThermostatTrait.RelayStateBitmap
 
         /// The thermostat's current values.
@@ -32,11 +37,15 @@ public struct ThermostatModel: Sendable, Hashable {
 
     /// What it reports after a step.
     public struct Output: Sendable, Hashable {
+        /// The temperature where the thermostat is.
         public var localTemperature: Int16
+        /// Which stages run (thermostatRunningState).
         public var running: Matter.ThermostatTrait.RelayStateBitmap
+        /// Heating, cooling or neither (thermostatRunningMode).
         public var runningMode: Matter.ThermostatTrait.ThermostatRunningModeEnum
         /// Heating and cooling demand in percent.
         public var heatingDemand: UInt8
+        /// Cooling demand in percent.
         public var coolingDemand: UInt8
     }
 
@@ -73,7 +82,8 @@ public struct ThermostatModel: Sendable, Hashable {
         if heating { running.formUnion([.heat, .fan]) }
         if cooling { running.formUnion([.cool, .fan]) }
         if input.systemMode == .fanOnly { running.insert(.fan) }
-        func demand(_ gap: Double) -> UInt8 { UInt8(min(100, max(0, gap / 2))) }
+        // Demand grows with the distance still to go (100 % at 2 °C); at least 1 % while running.
+        func demand(_ gap: Double) -> UInt8 { UInt8(min(100, max(1, gap / 2))) }
         return Output(
             localTemperature: Int16(next.rounded()), running: running,
             runningMode: heating ? .heat : cooling ? .cool : .off,
@@ -84,8 +94,11 @@ public struct ThermostatModel: Sendable, Hashable {
 extension ThermostatModel {
     /// What setpoints may be: the heating and cooling limits and the least gap between them, in 0.01 °C.
     public struct Limits: Sendable, Hashable {
+        /// The heating setpoints allowed.
         public var heat: ClosedRange<Int16>
+        /// The cooling setpoints allowed.
         public var cool: ClosedRange<Int16>
+        /// The least gap from heating to cooling setpoint.
         public var deadBand: Int16
 
         /// Limits as given.

@@ -111,6 +111,7 @@ public struct LightState: Sendable, Hashable {
     public var saturation: UInt8
     /// ColorControl currentX and currentY.
     public var x: UInt16
+    /// The y coordinate.
     public var y: UInt16
     /// ColorControl colorMode.
     public var colorMode: Matter.ColorControlTrait.ColorModeEnum

@@ -13,7 +13,7 @@ extension LightingEngine {
 
     /// Whether a command runs on a light that is off: the options bitmap's executeIfOff bit (bit 0), as
     /// the command's mask and override change the stored options.
-    static func executes(isOn: Bool, stored: UInt32, mask: UInt32, override: UInt32) -> Bool {
+    public static func executes(isOn: Bool, stored: UInt32, mask: UInt32, override: UInt32) -> Bool {
         isOn || ((stored & ~mask) | (override & mask)) & 1 != 0
     }
 

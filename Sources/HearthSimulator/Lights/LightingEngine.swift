@@ -20,7 +20,9 @@ import Synchronization
 public final class LightingEngine: Sendable {
     /// Where a simulated light is: a device and an endpoint.
     public struct Key: Hashable, Sendable {
+        /// The driver's id of the device.
         public var device: String
+        /// The endpoint of the light.
         public var endpoint: UInt32
 
         /// The light on `endpoint` of `device`.

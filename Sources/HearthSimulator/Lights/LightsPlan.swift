@@ -57,12 +57,17 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
 public struct PlannedLight: Sendable, Hashable {
     /// Its place in the driver (0-based); the id is built from it.
     public var index: Int
+    /// What kind of device it is.
     public var kind: LightKind
     /// `light-<index+1>`, or `plug-<index+1>` for plugs.
     public var id: String
+    /// The suggested name.
     public var name: String
+    /// The suggested room.
     public var room: String?
+    /// What product it is (BasicInformation).
     public var product: Product
+    /// Its serial number.
     public var serialNumber: String
     /// The traits its cloud carries (empty for a device that is local only).
     public var remoteTraits: [TraitID]

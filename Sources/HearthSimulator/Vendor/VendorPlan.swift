@@ -29,19 +29,27 @@ public enum VendorKind: String, Sendable, Hashable, CaseIterable {
 public struct PlannedVendorDevice: Sendable, Hashable {
     /// Its place in the driver (0-based); the id is built from it.
     public var index: Int
+    /// What kind of device it is.
     public var kind: VendorKind
     /// `spinner-<index+1>` or `speaker-<index+1>`.
     public var id: String
+    /// The suggested name.
     public var name: String
+    /// The suggested room.
     public var room: String?
+    /// What product it is (BasicInformation).
     public var product: Product
+    /// Its serial number.
     public var serialNumber: String
     /// Whether its cloud carries a trait: the spinner's vendor trait, or the speaker's volume.
     public var isRemote: Bool
     /// Starting values: the spinner's speed, or the speaker's volume and the light's level.
     public var rpm: UInt16
+    /// The speaker's volume at start.
     public var volume: UInt8
+    /// The lamp's level at start.
     public var lightLevel: UInt8
+    /// Whether the spinner's switch (or the speaker's sound) is on at start.
     public var isOn: Bool
 
     /// The remote trait and its endpoint, if the device has one.

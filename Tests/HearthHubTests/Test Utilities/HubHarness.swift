@@ -13,6 +13,8 @@ enum Tokens {
     static let member = "member-token"
     static let lights = "lights-token"
     static let python = "python-token"
+    static let climate = "climate-token"
+    static let vendor = "vendor-token"
 
     static var all: [String: Principal] {
         [
@@ -21,6 +23,8 @@ enum Tokens {
             member: .user(UserAccess(user: "member", role: .member, structures: ["home"])),
             lights: .driver(id: "lights"),
             python: .driver(id: "python"),
+            climate: .driver(id: "climate"),
+            vendor: .driver(id: "vendor"),
         ]
     }
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// The shipped driver executables as real child processes of a real hub.
 @Suite("Supervised driver processes: SIGKILL, restart, user metadata")
-struct DriverProcessTests {
+struct SupervisedDriverTests {
     /// A built executable of this package (the test bundle sits in the same build folder).
     static func executable(_ name: String) -> String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
