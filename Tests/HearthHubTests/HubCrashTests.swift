@@ -13,7 +13,7 @@ final class HubProcess: Sendable {
     let port: Int
 
     static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hearth-hub")
+        builtProduct("hearth-hub")
     }
 
     init(directory: URL, config: URL, arguments: [String] = []) async throws {

@@ -12,7 +12,7 @@ import Testing
 @Suite("The hearth-driver-lights executable")
 struct DriverProcessTests {
     static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hearth-driver-lights")
+        builtProduct("hearth-driver-lights")
     }
 
     @Test("as a child process it brings its devices online; after SIGTERM it exits cleanly and they go offline")

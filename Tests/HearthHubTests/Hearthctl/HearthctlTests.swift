@@ -13,8 +13,7 @@ import Testing
 @Suite("hearthctl against a real hub")
 struct HearthctlTests {
     static func hearthctl(_ port: Int, _ arguments: [String], token: String = Tokens.admin) async throws -> (Int32?, String) {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("hearthctl")
+        let executable = builtProduct("hearthctl")
         let outcome = try await ChildProcessIO.run(
             executable, arguments + ["--hub", "127.0.0.1:\(port)", "--token", token],
             timeout: .seconds(60))
@@ -137,8 +136,7 @@ struct HearthctlTests {
 
     @Test("an unreachable hub is 'unavailable' (exit 7) within the timeout")
     func unreachable() async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("hearthctl")
+        let executable = builtProduct("hearthctl")
         let outcome = try await ChildProcessIO.run(
             executable, ["devices", "--hub", "127.0.0.1:1", "--token", "t", "--timeout", "2"], timeout: .seconds(30))
         #expect(outcome.status == 8 || outcome.status == 7, "\(outcome.output)")

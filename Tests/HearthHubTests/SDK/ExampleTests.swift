@@ -39,8 +39,7 @@ struct ExampleTests {
                 driver.onCommand(Matter.OnOffTrait.ToggleCommand.self) { _, _ in toggled.withLock { $0 = true } }
                 try await withDriver(driver) {
                     try await client.waitForDevice("lights/spare") { $0.connectivity == .online }
-                    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                        .appendingPathComponent("hearth-sdk-example")
+                    let executable = builtProduct("hearth-sdk-example")
                     let outcome = try await ChildProcessIO.run(
                         executable, ["127.0.0.1:\(client.port)", Tokens.admin], timeout: .seconds(60))
                     #expect(outcome.status == 0, "\(outcome.output)")

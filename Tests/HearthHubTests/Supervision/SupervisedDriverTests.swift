@@ -11,7 +11,7 @@ import Testing
 struct SupervisedDriverTests {
     /// A built executable of this package (the test bundle sits in the same build folder).
     static func executable(_ name: String) -> String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+        builtProduct(name).path
     }
 
     @Test("a driver killed with SIGKILL goes offline at once and returns after the supervised restart, names and rooms intact")

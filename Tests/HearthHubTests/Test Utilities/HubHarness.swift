@@ -29,6 +29,11 @@ enum Tokens {
     }
 }
 
+/// An executable of this package, built beside the test bundle (`swift build --build-tests` builds them all).
+func builtProduct(_ name: String) -> URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+}
+
 /// A fresh data directory, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-hub-test-\(UUID().uuidString)")
