@@ -140,6 +140,32 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The simulated cameras and doorbells of hearth-driver-camera: SDP offer/answer, live-view sessions,
+        // push transports, settings, doorbell presses. On HearthDriverKit and HearthSimulator.
+        .target(
+            name: "HearthCameraSim",
+            dependencies: [
+                "HearthDriverKit",
+                "HearthSimulator",
+                "HearthModel",
+                "HearthTypes",
+                "HearthWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-camera",
+            dependencies: [
+                "HearthCameraSim",
+                "HearthDriverKit",
+                "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-hub",
             dependencies: [
@@ -177,8 +203,16 @@ let package = Package(
                 "HearthModel",
                 "HearthWire",
                 "HearthTesting",
+                "HearthSimulator",
+                "HearthCameraSim",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthCameraSimTests",
+            dependencies: ["HearthCameraSim", "HearthDriverKit", "HearthModel", "HearthTypes"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
