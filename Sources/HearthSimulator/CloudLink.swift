@@ -62,11 +62,12 @@ public final class CloudLink: Service, Sendable {
             try? await gracefulShutdown()
             return
         }
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: every)
+        // Returns (rather than throws) when cancelled, so that graceful shutdown does not fail the group.
+        await cancelWhenGracefulShutdown {
+            while true {
+                do { try await Task.sleep(for: every) } catch { return }
                 self.set(up: false)
-                try await Task.sleep(for: self.length)
+                do { try await Task.sleep(for: self.length) } catch { return }
                 self.set(up: true)
             }
         }

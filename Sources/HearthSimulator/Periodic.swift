@@ -12,13 +12,16 @@ public struct Periodic: Service {
         self.tick = tick
     }
 
+    /// Ticks until cancelled or, in a service group, until graceful shutdown; then returns without an error
+    /// (a service that throws on shutdown would make its group fail and cancel the driver mid-goodbye).
+    /// A tick that overruns the interval delays the next one instead of causing a burst to catch up.
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             let clock = ContinuousClock()
             var next = clock.now
-            while !Task.isCancelled {
-                next = next.advanced(by: interval)
-                try await clock.sleep(until: next)
+            while true {
+                next = max(next.advanced(by: interval), clock.now)
+                do { try await clock.sleep(until: next) } catch { return }
                 await tick(clock.now)
             }
         }
