@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "hearth-driver-lights", targets: ["hearth-driver-lights"]),
         .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
         .executable(name: "hearth-driver-vendor", targets: ["hearth-driver-vendor"]),
+        .executable(name: "hearth-driver-camera", targets: ["hearth-driver-camera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -168,6 +169,32 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The simulated cameras and doorbells of hearth-driver-camera: SDP offer/answer, live-view sessions,
+        // push transports, settings, doorbell presses. On HearthDriverKit and HearthSimulator.
+        .target(
+            name: "HearthCameraSim",
+            dependencies: [
+                "HearthDriverKit",
+                "HearthSimulator",
+                "HearthModel",
+                "HearthTypes",
+                "HearthWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-driver-camera",
+            dependencies: [
+                "HearthCameraSim",
+                "HearthDriverKit",
+                "HearthSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The simulated drivers: thin programs over HearthSimulator (Lights/, Climate/, Vendor/).
         .executableTarget(
             name: "hearth-driver-lights",
@@ -247,9 +274,15 @@ let package = Package(
                 "HearthModel",
                 "HearthWire",
                 "HearthTesting",
+                "HearthCameraSim",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HearthCameraSimTests",
+            dependencies: ["HearthCameraSim", "HearthDriverKit", "HearthModel", "HearthTypes"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Dispatch
 public import OpenCombineShim
 import Synchronization
 
@@ -20,9 +21,12 @@ struct FeedPublisher<Output: Sendable>: Publisher {
 
 /// Delivers a feed's outputs to one Combine subscriber as it asks for them.
 ///
-/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called only from the single pump task
-/// that runs while there is demand (`state.pumping` makes sure there is never more than one), as Combine
-/// requires serialized calls; the rest of the state is behind the mutex.
+/// The subscriber runs on a serial dispatch queue of its own, which the pump task awaits: a sink that blocks
+/// (a slow consumer, a semaphore) holds a dispatch thread, never one of Swift's few cooperative threads.
+///
+/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called only on `queue`, from the single
+/// pump task that runs while there is demand (`state.pumping` makes sure there is never more than one), as
+/// Combine requires serialized calls; the rest of the state is behind the mutex.
 final class FeedSubscription<S: Subscriber>: Subscription, @unchecked Sendable
 where S.Input: Sendable, S.Failure == HomeError {
     private struct State {
@@ -35,6 +39,7 @@ where S.Input: Sendable, S.Failure == HomeError {
     private let feed: Feed<S.Input>
     private let subscriber: S
     private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "hearth.sdk.subscriber")
 
     init(feed: Feed<S.Input>, subscriber: S) {
         self.feed = feed
@@ -58,10 +63,10 @@ where S.Input: Sendable, S.Failure == HomeError {
         while true {
             do {
                 guard let value = try await feed.next() else {
-                    if !state.withLock({ $0.cancelled }) { subscriber.receive(completion: .finished) }
+                    if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .finished) } }
                     return
                 }
-                let more = subscriber.receive(value)
+                let more = await onQueue { self.subscriber.receive(value) }
                 let keepGoing = state.withLock { s -> Bool in
                     s.demand -= 1
                     s.demand += more
@@ -70,9 +75,17 @@ where S.Input: Sendable, S.Failure == HomeError {
                 }
                 if !keepGoing { return }
             } catch {
-                if !state.withLock({ $0.cancelled }) { subscriber.receive(completion: .failure(HomeError.from(error))) }
+                let failure = HomeError.from(error)
+                if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .failure(failure)) } }
                 return
             }
+        }
+    }
+
+    /// Runs `body` on the subscriber's queue and waits for it without holding a cooperative thread.
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
         }
     }
 

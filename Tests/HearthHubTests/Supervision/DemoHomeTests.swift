@@ -23,7 +23,7 @@ struct DemoHomeTests {
             let (drivers, devices) = try await eventually { () -> ([DriverInfo], Set<HomeDevice>)? in
                 let drivers = try await home.drivers()
                 let devices = try await home.devices().list()
-                guard drivers.filter({ $0.processState == .running && $0.isConnected }).count == 3,
+                guard drivers.filter({ $0.processState == .running && $0.isConnected }).count == 4,
                     devices.count == drivers.map(\.devices).reduce(0, +),
                     devices.allSatisfy({ $0.sourceConnectivity.connectivityState != .unknown })
                 else { return nil }

@@ -8,6 +8,8 @@ import Testing
 
 /// Tokens every test hub accepts.
 enum Tokens {
+    /// The camera driver's (hearth-driver-camera, `Drivers/Camera*Tests.swift`).
+    static let camera = "camera-token"
     static let admin = "admin-token"
     static let viewer = "viewer-token"
     static let member = "member-token"
@@ -18,6 +20,7 @@ enum Tokens {
 
     static var all: [String: Principal] {
         [
+            camera: .driver(id: "camera"),
             admin: .user(UserAccess(user: "admin", role: .admin, structures: nil)),
             viewer: .user(UserAccess(user: "viewer", role: .viewer, structures: ["home"])),
             member: .user(UserAccess(user: "member", role: .member, structures: ["home"])),

@@ -1,0 +1,107 @@
+import HearthCameraSim
+import HearthTypes
+import Testing
+
+@Suite("Push transports: find, modify, status, triggers, events")
+struct PushTransportsTests {
+    typealias Trait = Google.PushAvStreamTransportTrait
+    let t0 = ContinuousClock.now
+
+    static func options(_ usage: Trait.StreamUsageEnum = .recording, trigger: Trait.TransportTriggerTypeEnum = .motion)
+        -> Trait.TransportOptionsStruct
+    {
+        CameraProfile.options(id: "camera-0", usage: usage, trigger: trigger, sensitivity: 5, maxDuration: 30)
+    }
+
+    func transports() -> PushTransports {
+        PushTransports(connections: [
+            .init(connectionID: 2, transportStatus: .inactive, transportOptions: Self.options(.analysis, trigger: .command)),
+            .init(connectionID: 1, transportStatus: .active, transportOptions: Self.options()),
+        ])
+    }
+
+    @Test("find returns all connections by id, or one; an unknown id is NOT_FOUND")
+    func find() throws {
+        let transports = transports()
+        #expect(try transports.find(nil).map(\.connectionID) == [1, 2])
+        #expect(try transports.find(2) == [.init(connectionID: 2, transportStatus: .inactive, transportOptions: Self.options(.analysis, trigger: .command))])
+        #expect(try #require(throws: CameraError.self) { try transports.find(9) }.code == .notFound)
+    }
+
+    @Test("modify replaces the whole options struct; bad options and unknown ids are refused")
+    func modify() throws {
+        var transports = transports()
+        var options = Self.options(.analysis, trigger: .continuous)
+        options.url = "https://elsewhere.example/upload"
+        options.triggerOptions.motionSensitivity = nil
+        try transports.modify(1, options: options)
+        #expect(try transports.find(1)[0].transportOptions == options)
+        #expect(try #require(throws: CameraError.self) { try transports.modify(7, options: options) }.code == .notFound)
+
+        var plain = options
+        plain.url = "http://insecure.example/upload"
+        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: plain) }.code == .invalidArgument)
+        var chunky = options
+        chunky.containerOptions.cmafContainerOptions?.chunkDuration = 3000
+        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: chunky) }.code == .invalidArgument)
+        var motion = Self.options()
+        motion.triggerOptions.motionTimeControl = nil
+        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: motion) }.code == .invalidArgument)
+        #expect(try transports.find(1)[0].transportOptions == options, "refused options change nothing")
+    }
+
+    @Test("setTransportStatus for all or one connection; recording while any is active")
+    func status() throws {
+        var transports = transports()
+        #expect(transports.isRecording)
+        #expect(try transports.setStatus(.inactive, id: nil).isEmpty)
+        #expect(!transports.isRecording)
+        #expect(transports.connections.map(\.transportStatus) == [.inactive, .inactive])
+        _ = try transports.setStatus(.active, id: 2)
+        #expect(transports.connections.map(\.transportStatus) == [.inactive, .active])
+        #expect(transports.isRecording)
+        #expect(try #require(throws: CameraError.self) { try transports.setStatus(.active, id: 5) }.code == .notFound)
+    }
+
+    @Test("a continuous connection pushes while active: begin on activation, end on deactivation")
+    func continuous() throws {
+        var transports = PushTransports(connections: [
+            .init(connectionID: 1, transportStatus: .inactive, transportOptions: Self.options(trigger: .continuous))
+        ])
+        #expect(try transports.setStatus(.active, id: 1) == [.begin(.init(connectionID: 1, triggerType: .continuous))])
+        #expect(transports.isPushing(1))
+        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: Self.options()) }.code == .failedPrecondition)
+        #expect(try transports.setStatus(.inactive, id: 1) == [.end(.init(connectionID: 1))])
+        #expect(!transports.isPushing(1))
+    }
+
+    @Test("a manual trigger pushes for the initial duration, then the clock ends it")
+    func trigger() throws {
+        var transports = transports()
+        let control = Trait.TransportMotionTriggerTimeControlStruct(
+            initialDuration: 20, augmentationDuration: 0, maxDuration: 30, blindDuration: 0)
+        let begin = try transports.trigger(1, reason: .userInitiated, timeControl: control, now: t0)
+        #expect(begin == [.begin(.init(connectionID: 1, triggerType: .command, activationReason: .userInitiated))])
+        #expect(try transports.trigger(1, reason: .automation, timeControl: nil, now: t0).isEmpty, "already pushing: lengthened")
+        #expect(transports.endPushes(now: t0 + .seconds(19)).isEmpty)
+        #expect(transports.endPushes(now: t0 + .seconds(20)) == [.end(.init(connectionID: 1))])
+        _ = try transports.trigger(1, reason: .emergency, timeControl: nil, now: t0 + .seconds(30))
+        #expect(transports.endPushes(now: t0 + .seconds(39)).isEmpty)
+        #expect(transports.endPushes(now: t0 + .seconds(40)) == [.end(.init(connectionID: 1))], "10 s from the options' time control")
+        #expect(!transports.isPushing(1))
+        #expect(try #require(throws: CameraError.self) { try transports.trigger(2, reason: .userInitiated, timeControl: nil, now: t0) }.code
+            == .failedPrecondition, "inactive")
+    }
+
+    @Test("allocate adds an inactive connection with the next id up to the limit; deallocate removes it")
+    func allocate() throws {
+        var transports = transports()
+        transports.limit = 3
+        let added = try transports.allocate(Self.options(.analysis, trigger: .command))
+        #expect(added.connectionID == 3 && added.transportStatus == .inactive)
+        #expect(try #require(throws: CameraError.self) { try transports.allocate(Self.options()) }.code == .resourceExhausted)
+        #expect(try transports.deallocate(3).isEmpty)
+        #expect(transports.connections.map(\.connectionID) == [1, 2])
+        #expect(try #require(throws: CameraError.self) { try transports.deallocate(3) }.code == .notFound)
+    }
+}
