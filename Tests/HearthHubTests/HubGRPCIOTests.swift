@@ -36,7 +36,7 @@ struct HubGRPCIOTests {
         }
     }
 
-    @Test("a grpcio driver registers a device and answers a command; its report for another driver's device is refused")
+    @Test("a grpcio driver process registers devices and answers commands; a hung device gives DEADLINE_EXCEEDED while the other works; its report for another driver's device is refused")
     func pythonDriver() async throws {
         let python = Self.root.appendingPathComponent("tools/interop/.venv/bin/python")
         try #require(
@@ -55,12 +55,21 @@ struct HubGRPCIOTests {
                             [
                                 Self.root.appendingPathComponent("tools/interop/hub_driver.py").path,
                                 "--target", "127.0.0.1:\(client.port)", "--token", Tokens.python,
-                                "--report-foreign", "lights/lamp", "--commands", "2", "--seconds", "50",
+                                "--report-foreign", "lights/lamp", "--hang-device", "py-stuck", "--commands", "2",
+                                "--seconds", "50",
                             ],
                             timeout: .seconds(60))
                     }
                     let announced = try await client.waitForDevice("python/py-lamp") { $0.connectivity == .online }
                     #expect(announced.name == "Python lamp")
+                    try await client.waitForDevice("python/py-stuck") { $0.connectivity == .online }
+                    // A device whose driver never answers: the caller gets DEADLINE_EXCEEDED, the driver goes on.
+                    await expectStatus(.deadlineExceeded) {
+                        _ = try await client.call(
+                            HomeMethods.sendCommand,
+                            .with { $0.deviceID = "python/py-stuck"; $0.endpoint = 1; $0.traitID = 0x0006; $0.commandID = 0x01 },
+                            timeout: .milliseconds(500))
+                    }
                     for command: UInt32 in [0x01, 0x02] {
                         _ = try await client.call(HomeMethods.sendCommand, .with {
                             $0.deviceID = "python/py-lamp"; $0.endpoint = 1; $0.traitID = 0x0006; $0.commandID = command
@@ -72,6 +81,7 @@ struct HubGRPCIOTests {
                     #expect(outcome.output.contains("COMMAND 6/1 py-lamp -> onOff=true"), "\(outcome.output)")
                     #expect(outcome.output.contains("COMMAND 6/2 py-lamp -> onOff=false"), "\(outcome.output)")
                     #expect(outcome.output.contains("REJECTED lights/lamp"), "\(outcome.output)")
+                    #expect(outcome.output.contains("HANGING 6/1 py-stuck"), "\(outcome.output)")
                     let lamp = try await client.waitForDevice("lights/lamp") { _ in true }
                     #expect(lamp.attribute(0x0006, 0) == .bool(false), "the foreign report changed nothing")
                 }

@@ -1,7 +1,7 @@
 """A driver written with stock grpcio against hearth.v1.DriverService (stubs from Protos/).
 
 Usage: hub_driver.py --target HOST:PORT|unix:PATH --token TOKEN [--device ID] [--commands N]
-                     [--report-foreign DEVICE_ID] [--seconds S]
+                     [--report-foreign DEVICE_ID] [--hang-device ID] [--seconds S]
 
 Opens the Connect stream, says Hello, announces one on/off light (Identify and
 OnOff on endpoint 1) and answers OnOff commands (Off 0x00, On 0x01, Toggle
@@ -13,6 +13,10 @@ command gets UNIMPLEMENTED. Prints one line per event:
   COMMAND <trait>/<command> <device> -> onOff=<bool>
   REJECTED <subject> <code> <message>   a rejection the hub sent
   PASS driver                        after --commands commands (exit 0)
+
+With --hang-device ID it also announces a second light with that id and never
+answers its commands (a hung device); commands to the first still work. Only
+answered commands count towards --commands.
 
 With --report-foreign it also reports an attribute of another driver's
 device right after the announcement, and expects the hub to refuse it
@@ -62,6 +66,7 @@ def main():
     parser.add_argument("--device", default="py-lamp")
     parser.add_argument("--commands", type=int, default=1)
     parser.add_argument("--report-foreign")
+    parser.add_argument("--hang-device")
     parser.add_argument("--seconds", type=float, default=60)
     args = parser.parse_args()
 
@@ -88,8 +93,8 @@ def main():
             kind = message.WhichOneof("kind")
             if kind == "welcome":
                 print(f"WELCOME {message.welcome.driver_id} {message.welcome.epoch}", flush=True)
-                outbox.put(driver_service_pb2.DriverMessage(
-                    announce=driver_service_pb2.Announce(devices=[announcement(args.device)])))
+                devices = [announcement(args.device)] + ([announcement(args.hang_device)] if args.hang_device else [])
+                outbox.put(driver_service_pb2.DriverMessage(announce=driver_service_pb2.Announce(devices=devices)))
             elif kind == "announce_result":
                 result = message.announce_result
                 print("ANNOUNCED " + " ".join(result.accepted), flush=True)
@@ -102,6 +107,9 @@ def main():
                 print(f"REJECTED {r.subject} {r.code} {r.message}", flush=True)
             elif kind == "command":
                 command = message.command
+                if command.device_id == args.hang_device:
+                    print(f"HANGING {command.trait_id}/{command.command_id} {command.device_id}", flush=True)
+                    continue
                 result = driver_service_pb2.CommandResult(correlation_id=command.correlation_id)
                 if command.trait_id == ON_OFF and command.command_id in (0, 1, 2):
                     state["on"] = {0: False, 1: True, 2: not state["on"]}[command.command_id]
