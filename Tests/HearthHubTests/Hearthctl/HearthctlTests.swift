@@ -134,6 +134,16 @@ struct HearthctlTests {
         }
     }
 
+    @Test("shell completion scripts for bash, zsh and fish name every subcommand", arguments: ["bash", "zsh", "fish"])
+    func completions(shell: String) async throws {
+        let outcome = try await ChildProcessIO.run(
+            builtProduct("hearthctl"), ["--generate-completion-script", shell], timeout: .seconds(30))
+        #expect(outcome.status == 0, "\(outcome.output)")
+        for subcommand in ["devices", "show", "watch", "call", "set", "move", "restart-driver"] {
+            #expect(outcome.output.contains(subcommand), "\(shell) script lacks \(subcommand)")
+        }
+    }
+
     @Test("an unreachable hub is 'unavailable' (exit 7) within the timeout")
     func unreachable() async throws {
         let executable = builtProduct("hearthctl")
