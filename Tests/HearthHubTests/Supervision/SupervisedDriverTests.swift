@@ -44,8 +44,9 @@ struct SupervisedDriverTests {
                 #expect(kill(running.pid, SIGKILL) == 0)
                 let offline = try await client.waitForDevice(id) { $0.connectivity == .offline }
                 let latency = ContinuousClock.now - killed
+                // Reported, not asserted (tests check behaviour, benchmarks speed): offline comes from the closed
+                // connection, in one revision, with no timer involved.
                 print("driver SIGKILL → device offline seen by a watcher: \(latency)")
-                #expect(latency < .seconds(3), "offline comes from the closed connection, not a timeout")
                 #expect(offline.name == "Reading lamp" && offline.roomID == room.id)
 
                 let back = try await client.waitForDevice(id) { $0.connectivity == .online }
