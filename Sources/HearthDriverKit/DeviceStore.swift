@@ -35,7 +35,6 @@ final class DeviceStore: Sendable {
         var events: Deque<Hearth_V1_Event> = []
         var results: [Hearth_V1_CommandResult] = []
         var droppedEvents = 0
-        var stopping = false
     }
 
     let state: Mutex<State>
@@ -111,6 +110,17 @@ final class DeviceStore: Sendable {
         }
         ring()
         return endpointNumber
+    }
+
+    /// The endpoint number of a device's trait (on `endpoint`, or the first that has it).
+    func endpoint(of device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> UInt32 {
+        try state.withLock { s throws(DriverError) in
+            guard let described = s.devices[device] else { throw .unknownDevice(device) }
+            guard let (e, _) = Self.locate(trait, endpoint: endpoint, in: described) else {
+                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+            }
+            return described.endpoints[e].endpoint
+        }
     }
 
     /// A trait's current values.

@@ -2,6 +2,7 @@ import Foundation
 public import HearthModel
 public import HearthWire
 public import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// A driver process's connection to the hub, its devices, and its command handlers.
@@ -23,8 +24,8 @@ import Synchronization
 /// ``run()`` connects, says Hello, announces every device with its current values, then sends reports,
 /// events and command results as they come and runs handlers for the commands and writes the hub routes
 /// here. When the connection is lost it reconnects with jittered exponential backoff and announces again
-/// (devices and values as they are then). It stops when cancelled or, under ServiceLifecycle, on graceful
-/// shutdown, after sending what is queued.
+/// (devices and values as they are then). It stops when cancelled, on ``stop()``, or, under ServiceLifecycle,
+/// on graceful shutdown, after sending what is queued.
 public final class Driver: Sendable {
     /// Connection and batching settings; each default is documented beside it.
     public struct Configuration: Sendable {
@@ -121,6 +122,16 @@ public final class Driver: Sendable {
             setConnection(.stopped)
             client.close()
         }
+        // Under ServiceLifecycle (DriverMain, or any service group) graceful shutdown is a stop(): queued
+        // messages go out and the connection closes. Outside a group this handler never fires.
+        try await withGracefulShutdownHandler {
+            try await runUntilStopped()
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    private func runUntilStopped() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.connectLoop() }
             group.addTask {

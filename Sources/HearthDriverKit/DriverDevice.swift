@@ -67,8 +67,7 @@ public struct DriverDevice: Sendable, Hashable {
     public func emit(trait: TraitID, event: EventID, fields: [FieldID: Value], endpoint: UInt32? = nil)
         throws(DriverError)
     {
-        // Resolves the endpoint (and checks the trait) without changing anything.
-        let resolved = try store.update(id, trait: trait, endpoint: endpoint) { _ in }
+        let resolved = try store.endpoint(of: id, trait: trait, endpoint: endpoint)
         var message = Hearth_V1_Event()
         message.deviceID = id
         message.endpoint = resolved

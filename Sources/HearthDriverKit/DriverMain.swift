@@ -21,7 +21,7 @@ public enum DriverMain {
     ) async throws {
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: StoppingOnShutdown(driver: driver))] + others.map { .init(service: $0) },
+                services: [.init(service: driver)] + others.map { .init(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         if environment[Driver.Configuration.supervisedVariable] == "1" {
             watchStandardInput { [group] in
@@ -42,21 +42,6 @@ public enum DriverMain {
                 if count == 0 || (count < 0 && errno != EINTR) { break }
             }
             onEnd()
-        }
-    }
-}
-
-/// The driver as DriverMain's service: graceful shutdown (SIGTERM, SIGINT, the hub going away) stops it as
-/// ``Driver/stop()`` does, so queued messages go out and the connection closes; `Driver.run()` by itself
-/// only ends on cancellation or `stop()`.
-private struct StoppingOnShutdown: Service {
-    let driver: Driver
-
-    func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await driver.run()
-        } onGracefulShutdown: { [driver] in
-            driver.stop()
         }
     }
 }
