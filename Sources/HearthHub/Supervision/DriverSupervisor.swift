@@ -15,7 +15,6 @@ actor DriverSupervisor {
         var pid: Int32 = 0
         var lastExit = ""
         var message = ""
-        var nextStart: Date?
         let wakes: AsyncStream<Void>
         let wake: AsyncStream<Void>.Continuation
     }
@@ -98,7 +97,6 @@ actor DriverSupervisor {
             return .wait(until: until)
         case .waiting, .backingOff, .running:
             plugin.lifecycle.launched(at: .now)
-            plugin.nextStart = nil
             metrics.setDriverFailed(id, false)
             return .launch(plugin.spec, token: tokens.issue(for: id))
         }
@@ -123,7 +121,6 @@ actor DriverSupervisor {
         case .restartNow:
             logger.info("hub.driver.restarting", metadata: ["driver.id": "\(id)", "driver.exit": "\(exit)"])
         case .restart(let delay):
-            plugin.nextStart = Date() + TimeInterval(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
             metrics.recordDriverRestart(id)
             logger.warning(
                 "hub.driver.exited",
@@ -140,7 +137,7 @@ actor DriverSupervisor {
     /// - Throws: ``HubError`` `.notFound` for a driver that is not supervised here.
     func restart(_ id: String) throws(HubError) {
         guard plugins[id] != nil else { throw HubError(.notFound, "the hub does not supervise driver '\(id)'") }
-        _ = plugins[id]!.lifecycle.restart()
+        plugins[id]!.lifecycle.restart()
         plugins[id]!.message = ""
         metrics.setDriverFailed(id, false)
         logger.notice("hub.driver.restart_requested", metadata: ["driver.id": "\(id)"])
@@ -149,10 +146,16 @@ actor DriverSupervisor {
 
     /// The process side of each supervised plugin.
     func statuses() -> [String: SupervisedStatus] {
-        plugins.mapValues { plugin in
-            SupervisedStatus(
+        let (now, wallNow) = (ContinuousClock.now, Date())
+        return plugins.mapValues { plugin in
+            var nextStart: Date?
+            if case .backingOff(let until) = plugin.lifecycle.state {
+                let wait = until - now
+                nextStart = wallNow + Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+            }
+            return SupervisedStatus(
                 state: plugin.lifecycle.state, pid: plugin.pid, restarts: plugin.lifecycle.restarts,
-                lastExit: plugin.lastExit, nextStart: plugin.nextStart, message: plugin.message)
+                lastExit: plugin.lastExit, nextStart: nextStart, message: plugin.message)
         }
     }
 }
@@ -163,6 +166,7 @@ struct SupervisedStatus: Sendable {
     var pid: Int32
     var restarts: Int
     var lastExit: String
+    /// When a backing-off plugin starts again, on the wall clock.
     var nextStart: Date?
     var message: String
 }

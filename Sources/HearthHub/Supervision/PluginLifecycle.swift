@@ -75,23 +75,20 @@ struct PluginLifecycle: Sendable {
         return .restart(after: delay)
     }
 
-    /// A restart by hand. Returns whether the running process must be stopped first (it then exits and
-    /// ``exited(at:random:)`` answers ``OnExit/restartNow``); otherwise the plugin is due to start now.
-    mutating func restart() -> Bool {
+    /// A restart by hand. A running plugin is marked so that its coming exit (the supervisor stops it)
+    /// answers ``OnExit/restartNow`` (see ``isRestartRequested``); any other is due to start now. Either
+    /// way its crash count starts over.
+    mutating func restart() {
         switch state {
         case .stopped:
-            return false
+            return
         case .running:
             isRestartRequested = true
-            crashes = []
-            attempt = 0
-            return true
         case .waiting, .backingOff, .failed:
-            crashes = []
-            attempt = 0
             state = .waiting
-            return false
         }
+        crashes = []
+        attempt = 0
     }
 
     /// The hub is stopping: nothing starts again.
