@@ -37,6 +37,8 @@ public final class Home: Sendable {
     let token: String
     let store = HomeStore()
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    /// Each device converted once per version, whatever the number of subscribers and emissions.
+    private let converted = Mutex<[String: HomeDevice]>([:])
 
     private init(target: WireClient.Target, token: String, configuration: Configuration) {
         client = WireClient(target: target)
@@ -68,6 +70,15 @@ public final class Home: Sendable {
         watcher.withLock { $0 }?.cancel()
         store.end(nil)
         client.close()
+        converted.withLock { $0 = [:] }  // its values hold the home: let both go
+    }
+
+    /// The public value of a cached device, built once per revision of it and shared by every view.
+    func device(for proto: Hearth_V1_Device) -> HomeDevice {
+        if let cached = converted.withLock({ $0[proto.id] }), cached.revision == proto.revision { return cached }
+        let device = HomeDevice(proto, home: self)
+        converted.withLock { $0[proto.id] = device }
+        return device
     }
 
     deinit { watcher.withLock { $0 }?.cancel() }

@@ -56,8 +56,9 @@ public struct HomeError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(code, error.message)
     }
 
-    /// `error` as a HomeError (a HomeError stays as it is; cancellation is ``Code/cancelled``).
-    static func from(_ error: any Error) -> HomeError {
+    /// `error` as a HomeError: a HomeError stays as it is, a gRPC status maps by code, cancellation is
+    /// ``Code/cancelled``, anything else ``Code/internal``.
+    public static func from(_ error: any Error) -> HomeError {
         switch error {
         case let error as HomeError: error
         case let error as RPCError: HomeError(error)

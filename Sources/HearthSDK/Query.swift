@@ -99,10 +99,10 @@ extension Room: HomeObject {
 
 extension HomeDevice: HomeObject {
     public static func all(in view: HomeSnapshotView) -> [HomeDevice] {
-        view.snapshot.devices.values.map { HomeDevice($0, home: view.home) }
+        view.snapshot.devices.values.map(view.home.device(for:))
     }
     public static func one(_ id: String, in view: HomeSnapshotView) -> HomeDevice? {
-        view.snapshot.devices[id].map { HomeDevice($0, home: view.home) }
+        view.snapshot.devices[id].map(view.home.device(for:))
     }
     public static func changed(in view: HomeSnapshotView) -> Set<String> { view.delta.devices }
 }

@@ -71,6 +71,7 @@ struct HomeSnapshot: Sendable {
             merged.revision = t.state.revision
             guard merged != device.types[type].traits[trait] else { return }
             device.types[type].traits[trait] = merged
+            device.revision = max(device.revision, change.revision, t.state.revision)
             device.refreshConnectivity()
             devices[device.id] = device
             delta.devices.insert(device.id)

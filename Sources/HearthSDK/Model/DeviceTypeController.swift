@@ -29,7 +29,7 @@ public struct DeviceTypeController: Sendable, Hashable {
     /// The device type `T` as the cache holds it now, or nil when the device lacks it (or is gone).
     public func get<T: DeviceType>(_ type: T.Type) async -> T? {
         guard let device = home.store.snapshot.devices[deviceID] else { return nil }
-        return DeviceTypeCollection(device: device, home: home)[T.self]
+        return home.device(for: device).types.all[T.self]
     }
 
     /// The device type `T` now, then again each time one of its traits changes; completes at once when the
@@ -57,7 +57,7 @@ public struct DeviceTypeController: Sendable, Hashable {
         return { first, snapshot, delta in
             guard first || delta.devices.contains(deviceID) else { return .values([]) }
             guard let device = snapshot.devices[deviceID],
-                let value = pick(DeviceTypeCollection(device: device, home: home))
+                let value = pick(home.device(for: device).types.all)
             else { return .finished }
             return last.withLock { last in
                 guard value != last else { return .values([]) }

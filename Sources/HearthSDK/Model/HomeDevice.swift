@@ -26,6 +26,8 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
     public let sourceConnectivity: SourceConnectivity
     /// Its device types (one per endpoint).
     public let types: DeviceTypeController
+    /// The hub's revision of this version of the device (what ``Home/device(for:)`` caches by).
+    let revision: UInt64
     let proto: Hearth_V1_Device
 
     init(_ proto: Hearth_V1_Device, home: Home) {
@@ -38,6 +40,7 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
             connectivityState: ConnectivityState(proto: proto.connectivity),
             dataSourceLocality: DataSourceLocality(proto: proto.locality))
         types = DeviceTypeController(device: proto, home: home)
+        revision = proto.revision
         self.proto = proto.withoutRevisions
     }
 
