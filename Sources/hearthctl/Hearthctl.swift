@@ -46,7 +46,7 @@ struct Failure: Error, CustomStringConvertible {
     let description: String
 
     init(_ error: any Error) {
-        let home = (error as? HomeError) ?? HomeError.wrapping(error)
+        let home = HomeError.from(error)
         code = Self.exitCode(home.code)
         description = "\(home.code.rawValue): \(home.message)"
     }
@@ -64,12 +64,5 @@ struct Failure: Error, CustomStringConvertible {
         case .failedPrecondition: 9
         default: 1
         }
-    }
-}
-
-extension HomeError {
-    static func wrapping(_ error: any Error) -> HomeError {
-        if let error = error as? HomeError { return error }
-        return HomeError(.internal, "\(error)")
     }
 }
