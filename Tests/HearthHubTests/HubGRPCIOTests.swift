@@ -14,12 +14,18 @@ struct HubGRPCIOTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test("grpcio watches from 0, renames a room, and sees the rename after the synced mark")
-    func watchAndRename() async throws {
-        let python = Self.root.appendingPathComponent("tools/interop/.venv/bin/python")
+    /// The interop virtual environment's python (tools/setup.sh makes it).
+    static func python() throws -> URL {
+        let python = root.appendingPathComponent("tools/interop/.venv/bin/python")
         try #require(
             FileManager.default.isExecutableFile(atPath: python.path),
             "tools/interop/.venv is missing: run tools/setup.sh (the README's test command does)")
+        return python
+    }
+
+    @Test("grpcio watches from 0, renames a room, and sees the rename after the synced mark")
+    func watchAndRename() async throws {
+        let python = try Self.python()
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let outcome = try await ChildProcessIO.run(
@@ -38,10 +44,7 @@ struct HubGRPCIOTests {
 
     @Test("a grpcio driver process registers devices and answers commands; a hung device gives DEADLINE_EXCEEDED while the other works; its report for another driver's device is refused")
     func pythonDriver() async throws {
-        let python = Self.root.appendingPathComponent("tools/interop/.venv/bin/python")
-        try #require(
-            FileManager.default.isExecutableFile(atPath: python.path),
-            "tools/interop/.venv is missing: run tools/setup.sh (the README's test command does)")
+        let python = try Self.python()
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 // A device of the lights driver, which the Python driver must not touch.

@@ -121,7 +121,9 @@ struct CameraLiveViewTests {
                         LiveView.StartLiveViewCommand(offerSdp: ExampleOffer.chrome()), on: "camera/camera-0",
                         expecting: LiveView.StartLiveViewResponse.self)
                     #expect(response.liveSessionDurationSeconds == 1)
-                    #expect(simulation.heldSessions("camera-0") == 1)
+                    // The camera made a session; whether it still holds it now depends on how long the round
+                    // trip took (a second, on a loaded machine), so that is not asserted.
+                    #expect(!response.mediaSessionId.isEmpty && simulation.counts.commands == 1)
                     #expect(try await pollUntil { simulation.heldSessions("camera-0") == 0 }, "the clock removed it")
                     await expectStatus(.notFound) {
                         try await client.invokeCommand(
