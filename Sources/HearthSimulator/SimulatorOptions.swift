@@ -47,7 +47,4 @@ public struct SimulatorOptions: ParsableArguments, Sendable {
     public func configuration() throws -> Driver.Configuration {
         try Driver.Configuration.fromEnvironment(hub: hub, token: token, driverID: driverID)
     }
-
-    /// A generator for one part of the simulation; see ``SeededGenerator/init(seed:stream:)``.
-    public func generator(_ stream: String) -> SeededGenerator { SeededGenerator(seed: seed, stream: stream) }
 }

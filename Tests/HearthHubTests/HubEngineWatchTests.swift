@@ -62,6 +62,7 @@ struct HubEngineWatchTests {
             }
             #expect(engine.metrics.render().contains("hearth_watch_coalesced_total"))
             #expect(!engine.metrics.render().contains("hearth_watch_coalesced_total 0\n"))
+            #expect((HubMetricsTests.sample(engine.metrics.render(), "hearth_watch_coalesced_total") ?? 0) > 0)
         }
     }
 
@@ -69,7 +70,7 @@ struct HubEngineWatchTests {
     func filters() async throws {
         try await withEngine { engine in
             _ = await engine.driverConnected("lights")
-            _ = try await engine.announce(driver: "lights", .with { $0.devices = [onOffLight("lamp"), contactSensor("door")] })
+            _ = try await engine.announce(driver: "lights", .with { $0.devices = [onOffLight("lamp"), contactSensorAnnouncement("door")] })
             let byDevice = EngineWatcher(engine, .with { $0.filter.deviceIds = ["lights/lamp"] })
             let byType = EngineWatcher(engine, .with { $0.filter.deviceTypeIds = [0x0015] })
             let byTrait = EngineWatcher(engine, .with { $0.filter.traitIds = [0x0045] })

@@ -41,6 +41,9 @@ struct HubMetricsTests {
                         _ = try await client.call(HomeMethods.sendCommand, HubDriverTests.toggle.with { $0.deviceID = "lights/none" })
                     }
                     _ = try await client.watch(.from(0)) { $0.synced }
+                    // A resume replays the retained log: that read lands in the backlog histogram.
+                    let now = try await client.call(HomeMethods.getHub, .init())
+                    _ = try await client.watch(.from(1, epoch: now.epoch)) { $0.contains { $0.revision >= now.revision } }
 
                     let (status, page, type) = try await Self.get(port, "/metrics")
                     #expect(status == 200)
@@ -56,7 +59,9 @@ struct HubMetricsTests {
                     #expect(Self.sample(page, "hearth_commands_total", labels: #"code="OK""#) == 1)
                     #expect(Self.sample(page, "hearth_commands_total", labels: #"code="NOT_FOUND""#) == 1)
                     #expect(Self.sample(page, "hearth_command_duration_seconds_count", labels: #"kind="command""#) == 2)
+                    // Every bucket line prints even when empty: the count shows a watch read was recorded.
                     #expect(page.contains("hearth_watch_backlog_revisions_bucket"))
+                    #expect((Self.sample(page, "hearth_watch_backlog_revisions_count") ?? 0) >= 1)
                 }
                 // The same figures are available in process.
                 let text = await hub.metricsText()

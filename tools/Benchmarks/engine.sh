@@ -36,6 +36,8 @@ fi
 
 args=("$@")
 wants_json=1
+# Only the default `run` command takes --json; `measure` and `cold-start` (used by run) do not.
+case ${args[0]:-} in "" | run | -*) ;; *) wants_json=0 ;; esac
 for arg in "${args[@]}"; do
   case $arg in --json | --json=* | -h | --help | help) wants_json=0 ;; esac
 done

@@ -15,11 +15,10 @@ extension HomeServiceHandler {
             try await mapped {
                 let user = try user(context)
                 guard user.role == .admin else { throw HubError(.permissionDenied, "only an admin may restart drivers") }
-                let statuses = await driverStatuses()
-                guard statuses.contains(where: { $0.driverID == request.driverID }) else {
-                    throw HubError(.notFound, "no driver '\(request.driverID)'")
-                }
                 guard let supervisor, supervisor.supervises(request.driverID) else {
+                    if !driverIDs.contains(request.driverID), await engine.driverSummaries()[request.driverID] == nil {
+                        throw HubError(.notFound, "no driver '\(request.driverID)'")
+                    }
                     throw HubError(
                         .failedPrecondition,
                         "the hub does not supervise driver '\(request.driverID)'; restart it where it runs")

@@ -18,9 +18,7 @@ func withCameraSimulation<T: Sendable>(
     _ client: HubClient, configure: (inout CameraSimulation.Configuration) -> Void = { _ in },
     _ body: (CameraSimulation) async throws -> T
 ) async throws -> T {
-    var driverConfiguration = Driver.Configuration(hub: .tcp(host: "127.0.0.1", port: client.port), token: Tokens.camera)
-    driverConfiguration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
-    let driver = Driver(configuration: driverConfiguration)
+    let driver = Driver.simulated(Tokens.camera, port: client.port)
     var configuration = CameraSimulation.Configuration()
     configuration.devices = 3
     configuration.pressEvery = nil
@@ -28,38 +26,16 @@ func withCameraSimulation<T: Sendable>(
     configure(&configuration)
     let simulation = CameraSimulation(
         driver: driver, configuration: configuration, cloud: CloudLink(every: nil, length: .seconds(1)))
-    let services = simulation.services
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        for service in services { group.addTask { try await service.run() } }
-        defer { group.cancelAll() }
-        return try await withDriver(driver) { try await body(simulation) }
+    return try await withSimulation(driver, services: simulation.services) {
+        try await body(simulation)
     }
-}
-
-/// Polls `condition` every 20 ms until it holds or `limit` passes; returns whether it held.
-func pollUntil(within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
 }
 
 extension HubClient {
     /// Sends a typed command to endpoint 1 of `device` through the hub and returns the response fields.
     @discardableResult
     func invokeCommand<C: TraitCommand>(_ command: C, on device: String) async throws -> [FieldID: Value] {
-        let response = try await call(
-            HomeMethods.sendCommand,
-            .with {
-                $0.deviceID = device
-                $0.endpoint = 1
-                $0.traitID = C.OwnerTrait.traitID.rawValue
-                $0.commandID = C.id.rawValue
-                $0.fields = Value.protoStruct(command.value.structFields ?? [:])
-            })
-        return Value.fields(of: response.fields)
+        Value.fields(of: try await send(device, command).fields)
     }
 
     /// Sends a typed command and decodes its typed response.
@@ -79,19 +55,7 @@ extension HubClient {
     {
         var attributes = T.Attributes(values: [:])
         body(&attributes)
-        _ = try await call(
-            HomeMethods.writeAttributes,
-            .with {
-                $0.deviceID = device
-                $0.endpoint = 1
-                $0.traitID = T.traitID.rawValue
-                $0.attributes = attributes.values.sorted { $0.key < $1.key }.map { id, value in
-                    .with {
-                        $0.id = id.rawValue
-                        $0.value = value.proto
-                    }
-                }
-            })
+        try await write(device, trait: T.traitID, attributes.values)
     }
 }
 

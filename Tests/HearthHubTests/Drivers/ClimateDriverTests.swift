@@ -43,7 +43,7 @@ struct ClimateDriverTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let (driver, simulation) = Self.simulation(port: client.port)
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                try await withSimulation(driver, services: simulation.services) {
                     let devices = try await client.waitForDevices(simulation.devices.map { "climate/\($0.id)" }) {
                         $0.aggregate.connectivityState == .online
                     }
@@ -72,7 +72,7 @@ struct ClimateDriverTests {
                 let contact = Self.id(simulation, .contactSensor)
                 let startTemperature = Value.int(Int64(simulation.devices[1].startTemperature))
                 let startHumidity = Value.uint(UInt64(simulation.devices[2].startHumidity))
-                let seen = try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                let seen = try await withSimulation(driver, services: simulation.services) {
                     try await client.watch(.from(0)) { seen in
                         seen.values(temperature, trait: Matter.TemperatureMeasurementTrait.traitID, attribute: 0).contains { $0 != startTemperature }
                             && seen.values(humidity, trait: Matter.RelativeHumidityMeasurementTrait.traitID, attribute: 0).contains { $0 != startHumidity }
@@ -81,7 +81,7 @@ struct ClimateDriverTests {
                     }
                 }
                 let temperatures = seen.values(temperature, trait: Matter.TemperatureMeasurementTrait.traitID, attribute: 0)
-                #expect(temperatures.compactMap(\.intValue).allSatisfy { (500...3800).contains($0) })
+                #expect(temperatures.compactMap(\.integerValue).allSatisfy { (500...3800).contains($0) })
                 // Each flip raises an event with the new state (events are never coalesced), so they alternate.
                 let states = seen.events(contact, trait: Matter.BooleanStateTrait.traitID).map { Value.fields(of: $0.fields)[0] }
                 for (a, b) in zip(states, states.dropFirst()) { #expect(a != b, "\(states)") }
@@ -98,9 +98,9 @@ struct ClimateDriverTests {
                 let (driver, simulation) = Self.simulation(port: client.port)
                 let id = Self.id(simulation, .thermostat)
                 let trait = Thermostat.traitID.rawValue
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                try await withSimulation(driver, services: simulation.services) {
                     let before = try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
-                    let start = try #require(before.attribute(trait, Thermostat.AttributeIDs.localTemperature.rawValue)?.intValue)
+                    let start = try #require(before.attribute(trait, Thermostat.AttributeIDs.localTemperature.rawValue)?.integerValue)
                     try await client.write(id, trait: Thermostat.traitID, [
                         Thermostat.AttributeIDs.systemMode: Thermostat.SystemModeEnum.heat.value,
                         Thermostat.AttributeIDs.occupiedHeatingSetpoint: .int(2900),
@@ -108,7 +108,7 @@ struct ClimateDriverTests {
                     let heating = try await client.waitForDevice(id) { device in
                         let state = device.attribute(trait, Thermostat.AttributeIDs.thermostatRunningState.rawValue)
                             .flatMap(Thermostat.RelayStateBitmap.init(value:))
-                        let local = device.attribute(trait, Thermostat.AttributeIDs.localTemperature.rawValue)?.intValue ?? 0
+                        let local = device.attribute(trait, Thermostat.AttributeIDs.localTemperature.rawValue)?.integerValue ?? 0
                         return state?.contains(.heat) == true && local >= start + 100
                     }
                     #expect(heating.attribute(trait, Thermostat.AttributeIDs.occupiedCoolingSetpoint.rawValue) == .int(3150), "cooling pushed up to keep the 2.5 °C dead band")
@@ -137,7 +137,7 @@ struct ClimateDriverTests {
                 let (driver, simulation) = Self.simulation(port: client.port)
                 let id = Self.id(simulation, .fan)
                 let trait = Fan.traitID.rawValue
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     try await client.write(id, trait: Fan.traitID, [Fan.AttributeIDs.fanMode: Fan.FanModeEnum.off.value])
                     try await client.waitForDevice(id) { $0.attribute(trait, Fan.AttributeIDs.percentCurrent.rawValue) == .uint(0) }
@@ -147,7 +147,7 @@ struct ClimateDriverTests {
                         seen.values(id, trait: Fan.traitID, attribute: Fan.AttributeIDs.percentCurrent).last == .uint(100)
                     }
                     #expect(seen.values(id, trait: Fan.traitID, attribute: Fan.AttributeIDs.percentSetting).last == .uint(100))
-                    let speeds = Set(seen.values(id, trait: Fan.traitID, attribute: Fan.AttributeIDs.percentCurrent).compactMap(\.uintValue))
+                    let speeds = Set(seen.values(id, trait: Fan.traitID, attribute: Fan.AttributeIDs.percentCurrent).compactMap(\.unsignedValue))
                     #expect(speeds.filter { $0 > 0 && $0 < 100 }.count >= 2, "spun up through intermediate speeds: \(speeds.sorted())")
 
                     try await client.write(id, trait: Fan.traitID, [Fan.AttributeIDs.percentSetting: .uint(20)])
@@ -173,7 +173,7 @@ struct ClimateDriverTests {
                 let id = Self.id(simulation, .doorLock)
                 let trait = Lock.traitID.rawValue
                 let state = Lock.AttributeIDs.lockState.rawValue
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     let mark = try await client.mark()
                     await expectStatus(.permissionDenied) {
@@ -209,7 +209,7 @@ struct ClimateDriverTests {
                 let (driver, simulation) = Self.simulation(port: client.port, remoteShare: 1, cloud: cloud)
                 let thermostat = Self.id(simulation, .thermostat)
                 let sensor = Self.id(simulation, .temperatureSensor)
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "climate") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevices([thermostat, sensor]) { $0.aggregate.connectivityState == .online && $0.aggregate.dataSourceLocality == .mixed }
                     cloud.set(up: false)
                     let cut = try await client.waitForDevices([thermostat, sensor]) { $0.aggregate.connectivityState == .partiallyOnline }

@@ -37,7 +37,7 @@ struct LightsDriverTests {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 let (driver, simulation) = Self.simulation(port: client.port, devices: 12)
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "lights") {
+                try await withSimulation(driver, services: simulation.services) {
                     let devices = try await client.waitForDevices(plan.map { "lights/\($0.id)" }) { $0.aggregate.connectivityState == .online }
                     for (device, planned) in zip(devices, plan) {
                         #expect(device.name == planned.name)
@@ -62,7 +62,7 @@ struct LightsDriverTests {
                 let id = "lights/\(lamp.id)"
                 let from = lamp.model.state(at: .now).level
                 let target: UInt8 = from < 128 ? 250 : 5
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "lights") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     let mark = try await client.mark()
                     try await client.send(
@@ -71,13 +71,13 @@ struct LightsDriverTests {
                         seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.remainingTime).last == .uint(0)
                             && seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.currentLevel).last == .uint(UInt64(target))
                     }
-                    let levels = seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.currentLevel).compactMap(\.uintValue)
+                    let levels = seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.currentLevel).compactMap(\.unsignedValue)
                     let low = UInt64(min(from, target)), high = UInt64(max(from, target))
                     let between = Set(levels.filter { $0 > low && $0 < high })
                     #expect(between.count >= 2, "intermediate levels reported: \(levels)")
                     let ordered = target > from ? levels == levels.sorted() : levels == levels.sorted(by: >)
                     #expect(ordered, "the level moves one way: \(levels)")
-                    let remaining = seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.remainingTime).compactMap(\.uintValue)
+                    let remaining = seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.remainingTime).compactMap(\.unsignedValue)
                     #expect(remaining.contains { $0 > 0 }, "remainingTime counted down: \(remaining)")
                     #expect(seen.values(id, trait: Matter.OnOffTrait.traitID, attribute: Matter.OnOffTrait.AttributeIDs.onOff).last == .bool(true))
                 }
@@ -93,7 +93,7 @@ struct LightsDriverTests {
                 let white = "lights/\(simulation.devices[2].id)"
                 let colour = "lights/\(simulation.devices[3].id)"
                 #expect(simulation.devices[2].kind == .colorTemperatureLight && simulation.devices[3].kind == .extendedColorLight)
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "lights") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevices([white, colour]) { $0.aggregate.connectivityState == .online }
                     try await client.send(white, Matter.OnOffTrait.OnCommand())
                     try await client.send(colour, Matter.OnOffTrait.OnCommand())
@@ -104,7 +104,7 @@ struct LightsDriverTests {
                         colorTemperatureMireds: 160, transitionTime: 600, optionsMask: [], optionsOverride: []))
                     _ = try await client.watch(mark) { seen in
                         seen.values(white, trait: Color.traitID, attribute: Color.AttributeIDs.remainingTime)
-                            .contains { ($0.uintValue ?? 0) > 0 && ($0.uintValue ?? 0) < 600 }
+                            .contains { ($0.unsignedValue ?? 0) > 0 && ($0.unsignedValue ?? 0) < 600 }
                     }
                     try await client.send(white, Color.MoveToColorTemperatureCommand(
                         colorTemperatureMireds: 400, transitionTime: 0, optionsMask: [], optionsOverride: []))
@@ -140,7 +140,7 @@ struct LightsDriverTests {
                 let plug = "lights/\(simulation.devices[4].id)"
                 let lamp = "lights/\(simulation.devices[1].id)"
                 let onOff = Matter.OnOffTrait.traitID.rawValue
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "lights") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevices([plug, lamp]) { $0.aggregate.connectivityState == .online }
                     try await client.send(plug, Matter.OnOffTrait.OnCommand())
                     try await client.waitForDevice(plug) { $0.attribute(onOff, 0) == .bool(true) }
@@ -157,7 +157,7 @@ struct LightsDriverTests {
                     }
                     // 2 at once, then one less a second (2 and 1 may reach the hub as one report if the clock
                     // ticks just after the command).
-                    let countdown = identify.values(plug, trait: Matter.IdentifyTrait.traitID, attribute: 0).compactMap(\.uintValue)
+                    let countdown = identify.values(plug, trait: Matter.IdentifyTrait.traitID, attribute: 0).compactMap(\.unsignedValue)
                     #expect(countdown.count >= 2 && countdown.last == 0 && countdown.allSatisfy { $0 <= 2 })
                     #expect(countdown == countdown.sorted(by: >), "\(countdown)")
 
@@ -186,7 +186,7 @@ struct LightsDriverTests {
                 let lamp = "lights/\(simulation.devices[1].id)"
                 let colour = "lights/\(simulation.devices[3].id)"
                 let plain = "lights/\(simulation.devices[0].id)"
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "lights") {
+                try await withSimulation(driver, services: simulation.services) {
                     let before = try await client.waitForDevices([lamp, colour, plain]) { $0.aggregate.connectivityState == .online }
                     #expect(before[0].aggregate.dataSourceLocality == .mixed, "remote LevelControl beside local OnOff")
                     #expect(before[0].trait(Level.traitID.rawValue)?.locality == .remote)

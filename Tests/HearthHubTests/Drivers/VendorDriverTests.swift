@@ -44,7 +44,7 @@ struct VendorDriverTests {
                 let (driver, simulation) = Self.simulation(port: client.port)
                 let spinner = "vendor/\(simulation.devices[0].id)"
                 let rpm = SpinnerSchema.rpm
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "vendor") {
+                try await withSimulation(driver, services: simulation.services) {
                     let device = try await client.waitForDevice(spinner) { $0.aggregate.connectivityState == .online }
                     #expect(device.types.first?.deviceTypeID == SpinnerSchema.deviceTypeID.rawValue)
                     #expect(device.trait(SpinnerSchema.traitID.rawValue) != nil)
@@ -74,9 +74,9 @@ struct VendorDriverTests {
                         $0.fields = Value.protoStruct([SpinnerSchema.targetRPM: .uint(2500)])
                     })
                     let seen = try await client.watch(mark) { seen in
-                        seen.values(spinner, trait: SpinnerSchema.traitID, attribute: rpm).contains { ($0.uintValue ?? 0) >= 2450 }
+                        seen.values(spinner, trait: SpinnerSchema.traitID, attribute: rpm).contains { ($0.unsignedValue ?? 0) >= 2450 }
                     }
-                    let speeds = seen.values(spinner, trait: SpinnerSchema.traitID, attribute: rpm).compactMap(\.uintValue)
+                    let speeds = seen.values(spinner, trait: SpinnerSchema.traitID, attribute: rpm).compactMap(\.unsignedValue)
                     #expect(speeds.filter { $0 > 300 && $0 < 2400 }.count >= 2, "spun up through intermediate speeds: \(speeds)")
                     #expect(speeds.allSatisfy { $0 <= 3000 })
                 }
@@ -94,7 +94,7 @@ struct VendorDriverTests {
                 let id = "vendor/\(planned.id)"
                 let onOff = OnOff.traitID.rawValue
                 let level = Level.traitID.rawValue
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "vendor") {
+                try await withSimulation(driver, services: simulation.services) {
                     let device = try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     #expect(device.types.map(\.endpoint) == [1, 2])
                     #expect(device.types.map(\.deviceTypeID) == [SpeakerDeviceType.deviceTypeID.rawValue, DimmableLightDeviceType.deviceTypeID.rawValue])
@@ -126,7 +126,7 @@ struct VendorDriverTests {
                 let cloud = CloudLink(every: nil, length: .seconds(1))
                 let (driver, simulation) = Self.simulation(port: client.port, remoteShare: 1, cloud: cloud)
                 let spinner = "vendor/\(simulation.devices[0].id)"
-                try await withSimulation(driver, services: simulation.services, hub: client, driverID: "vendor") {
+                try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(spinner) { $0.aggregate.connectivityState == .online && $0.aggregate.dataSourceLocality == .mixed }
                     cloud.set(up: false)
                     let cut = try await client.waitForDevice(spinner) { $0.aggregate.connectivityState == .partiallyOnline }

@@ -118,15 +118,3 @@ struct SupervisionTests {
         }
     }
 }
-
-/// Polls `probe` every 20 ms until it returns a value, for at most `timeout`.
-func eventually<T>(
-    timeout: Duration = .seconds(20), _ probe: () async throws -> T?, sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> T {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if let value = try await probe() { return value }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw HarnessError(description: "condition not met within \(timeout)")
-}

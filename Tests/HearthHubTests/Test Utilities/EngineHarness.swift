@@ -115,7 +115,7 @@ func lampWithSensor(_ id: String) -> Hearth_V1_DeviceAnnouncement {
 }
 
 /// A contact sensor alone.
-func contactSensor(_ id: String) -> Hearth_V1_DeviceAnnouncement {
+func contactSensorAnnouncement(_ id: String) -> Hearth_V1_DeviceAnnouncement {
     var device = lampWithSensor(id)
     device.types.removeFirst()
     device.types[0].endpoint = 1

@@ -8,34 +8,15 @@ import HearthWire
 import ServiceLifecycle
 import SwiftProtobuf
 
-/// Runs a simulated driver and its simulation's services (clocks, cloud link) while `body` runs, then
-/// stops the driver, waits until the hub shows every device of `driverID` offline (so the hub has nothing
-/// left to commit when the test stops it), and stops the services.
-func withSimulation<T: Sendable>(
-    _ driver: Driver, services: [any Service], hub client: HubClient, driverID: String,
-    _ body: () async throws -> T
-) async throws -> T {
-    let running = Task { try await driver.run() }
-    return try await withThrowingTaskGroup(of: Void.self) { group in
+/// Runs a simulated driver and its simulation's services (clocks, cloud link) while `body` runs, then stops
+/// the driver (``withDriver(_:_:)``) and the services.
+func withSimulation<T: Sendable>(_ driver: Driver, services: [any Service], _ body: () async throws -> T)
+    async throws -> T
+{
+    try await withThrowingTaskGroup(of: Void.self) { group in
         for service in services { group.addTask { try await service.run() } }
         defer { group.cancelAll() }
-        let outcome: Result<T, any Error>
-        do {
-            outcome = .success(try await body())
-        } catch {
-            outcome = .failure(error)
-        }
-        driver.stop()
-        do {
-            try await running.value
-        } catch {
-            running.cancel()
-        }
-        switch outcome {
-        case .success: try await client.waitForDriver(driverID) { $0.aggregate.connectivityState == .offline }
-        case .failure: try? await client.waitForDriver(driverID) { $0.aggregate.connectivityState == .offline }
-        }
-        return try outcome.get()
+        return try await withDriver(driver, body)
     }
 }
 
@@ -44,10 +25,7 @@ extension Driver {
     static func simulated(
         _ token: String, port: Int, vendorTraitSchemas: [TraitSchema] = []
     ) -> Driver {
-        var configuration = Driver.Configuration(hub: .tcp(host: "127.0.0.1", port: port), token: token)
-        configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
-        configuration.vendorTraitSchemas = vendorTraitSchemas
-        return Driver(configuration: configuration)
+        lights(.tcp(host: "127.0.0.1", port: port), token: token, vendorTraitSchemas: vendorTraitSchemas)
     }
 }
 
@@ -107,19 +85,6 @@ extension Array where Element == Hearth_V1_WatchResponse {
     }
 }
 
-extension Value {
-    /// The unsigned integer inside, if any.
-    var uintValue: UInt64? {
-        if case .uint(let v) = self { return v }
-        return nil
-    }
-
-    /// The signed integer inside, if any.
-    var intValue: Int64? {
-        if case .int(let v) = self { return v }
-        return nil
-    }
-}
 
 extension HubClient {
     /// Watches from 0 until every device of `ids` exists and `predicate` holds for each; returns them in
@@ -136,20 +101,6 @@ extension HubClient {
             throw HarnessError(description: "devices \(ids) never all matched")
         }
         return devices
-    }
-}
-
-extension HubClient {
-    /// Watches from 0 until the driver has devices and `predicate` holds for every one of them.
-    func waitForDriver(_ driverID: String, _ predicate: @escaping @Sendable (Hearth_V1_Device) -> Bool) async throws {
-        let seen = try await watch(.from(0), limit: 1_000_000) { seen in
-            guard seen.synced else { return false }
-            let devices = seen.driverDevices(driverID)
-            return !devices.isEmpty && devices.allSatisfy(predicate)
-        }
-        guard seen.driverDevices(driverID).allSatisfy(predicate) else {
-            throw HarnessError(description: "the devices of driver \(driverID) never all matched")
-        }
     }
 }
 
