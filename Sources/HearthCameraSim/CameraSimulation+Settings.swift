@@ -16,7 +16,6 @@ extension CameraSimulation {
         driver.onWrite(Settings.self) { [self] written, context in
             try CameraError.mapped { () throws(CameraError) in
                 counters.withLock { $0.writes += 1 }
-                guard cloud.isUp else { throw CameraError(.unavailable, "the camera's cloud cannot be reached") }
                 guard let profile = cameras.withLock({ $0[context.device.id]?.profile }),
                     let current = try? context.device.attributes(Settings.self, endpoint: context.endpoint)
                 else { throw CameraError(.notFound, "no camera \(context.device.id)") }

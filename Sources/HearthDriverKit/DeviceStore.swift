@@ -123,6 +123,17 @@ final class DeviceStore: Sendable {
         }
     }
 
+    /// A trait's connectivity as the driver last set it (``DriverDevice/setConnectivity(_:trait:endpoint:)``).
+    func connectivity(_ device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> ConnectivityState {
+        try state.withLock { s throws(DriverError) in
+            guard let described = s.devices[device] else { throw .unknownDevice(device) }
+            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
+                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+            }
+            return described.endpoints[e].traits[t].connectivity
+        }
+    }
+
     /// A trait's current values.
     func attributes(_ device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> [AttributeID: Value] {
         try state.withLock { s throws(DriverError) in

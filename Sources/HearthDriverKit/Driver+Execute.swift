@@ -12,6 +12,8 @@ extension Driver {
         let outcome: Result<Value, any Error>?
         if !store.contains(command.deviceID) {
             outcome = .failure(DriverError.unknownDevice(command.deviceID))
+        } else if let offline = offline(command.deviceID, trait: trait, endpoint: command.endpoint) {
+            outcome = .failure(offline)
         } else if let handler = handlers.command(trait: trait, command: id) {
             let context = CommandContext(
                 device: DriverDevice(id: command.deviceID, store: store), endpoint: command.endpoint, trait: trait,
@@ -37,8 +39,10 @@ extension Driver {
         let context = WriteContext(
             device: device, endpoint: write.endpoint, trait: trait, attributes: values, deadline: .now + limit)
         let written = values
+        let unreachable = offline(write.deviceID, trait: trait, endpoint: write.endpoint)
         let outcome = await withTimeLimit(limit) { [store, handlers] () async throws -> Value in
             _ = try store.attributes(write.deviceID, trait: trait, endpoint: write.endpoint)  // NOT_FOUND first
+            if let unreachable { throw unreachable }
             if let handler = handlers.write(trait: trait) { try await handler(context) }
             try store.update(write.deviceID, trait: trait, endpoint: write.endpoint) { $0.merge(written) { _, new in new } }
             return .null
@@ -46,6 +50,13 @@ extension Driver {
         let result = Self.result(write.correlationID, outcome, limit: limit)
         log(result, "write \(trait) on \(write.deviceID)")
         return result
+    }
+
+    /// UNAVAILABLE when the driver has marked the trait offline (a cut cloud link, a device out of reach):
+    /// nothing is run or stored for it, whatever handlers the driver has.
+    private func offline(_ device: String, trait: TraitID, endpoint: UInt32) -> RPCError? {
+        guard (try? store.connectivity(device, trait: trait, endpoint: endpoint)) == .offline else { return nil }
+        return RPCError(code: .unavailable, message: "trait \(trait) of device '\(device)' cannot be reached now")
     }
 
     private static func result(_ correlation: UInt64, _ outcome: Result<Value, any Error>?, limit: Duration)

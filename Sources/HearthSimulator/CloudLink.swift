@@ -1,6 +1,5 @@
 public import HearthDriverKit
 public import HearthModel
-public import HearthWire
 public import ServiceLifecycle
 import Synchronization
 
@@ -17,7 +16,14 @@ public final class CloudLink: Service, Sendable {
         var endpoint: UInt32?
     }
 
-    private let state = Mutex<(up: Bool, remotes: [Remote])>((true, []))
+    private struct State {
+        var up = true
+        var remotes: [Remote] = []
+        /// The endpoints registered per "device#trait" (nil: any), so reachability is one lookup.
+        var index: [String: [UInt32?]] = [:]
+    }
+
+    private let state = Mutex(State())
     let every: Duration?
     let length: Duration
 
@@ -38,26 +44,11 @@ public final class CloudLink: Service, Sendable {
     public var isUp: Bool { state.withLock { $0.up } }
 
     /// Whether a device's trait can be reached now: false only for a registered remote trait while the link
-    /// is cut. Handlers refuse commands to such traits, and simulations hold back their reports.
+    /// is cut. Simulations hold back their reports; HearthDriverKit refuses commands and writes to such traits
+    /// (the link marks them offline).
     public func isReachable(device: String, trait: TraitID, endpoint: UInt32) -> Bool {
         state.withLock { s in
-            s.up || !s.remotes.contains {
-                $0.device.id == device && $0.trait == trait && ($0.endpoint == nil || $0.endpoint == endpoint)
-            }
-        }
-    }
-
-    /// Throws UNAVAILABLE when the command's trait is remote and the link is cut.
-    public func requireReachable(_ context: CommandContext) throws(RPCError) {
-        guard isReachable(device: context.device.id, trait: context.trait, endpoint: context.endpoint) else {
-            throw RPCError(code: .unavailable, message: "the cloud link of trait \(context.trait) is down")
-        }
-    }
-
-    /// Throws UNAVAILABLE when the write's trait is remote and the link is cut.
-    public func requireReachable(_ context: WriteContext) throws(RPCError) {
-        guard isReachable(device: context.device.id, trait: context.trait, endpoint: context.endpoint) else {
-            throw RPCError(code: .unavailable, message: "the cloud link of trait \(context.trait) is down")
+            s.up || !(s.index["\(device)#\(trait.rawValue)"] ?? []).contains { $0 == nil || $0 == endpoint }
         }
     }
 
@@ -65,6 +56,7 @@ public final class CloudLink: Service, Sendable {
     public func add(_ device: DriverDevice, trait: TraitID, endpoint: UInt32? = nil) {
         let up = state.withLock { s in
             s.remotes.append(Remote(device: device, trait: trait, endpoint: endpoint))
+            s.index["\(device.id)#\(trait.rawValue)", default: []].append(endpoint)
             return s.up
         }
         if !up { try? device.setConnectivity(.offline, trait: trait, endpoint: endpoint) }

@@ -9,7 +9,6 @@ extension ClimateSimulation {
     func installThermostats(on driver: Driver) {
         typealias Thermostat = Matter.ThermostatTrait
         driver.onWrite(Thermostat.self) { [cloud] written, context in
-            try cloud.requireReachable(context)
             if let mode = written.systemMode, !Self.systemModes.contains(mode) {
                 throw RPCError(code: .invalidArgument, message: "the thermostat has no \(mode) mode")
             }
@@ -24,7 +23,6 @@ extension ClimateSimulation {
             }
         }
         driver.onCommand(Thermostat.SetpointRaiseLowerCommand.self) { [cloud] command, context in
-            try cloud.requireReachable(context)
             let now = try context.device.attributes(Thermostat.self, endpoint: context.endpoint)
             let limits = Self.limits(now)
             let current = Self.setpoints(now)
@@ -66,7 +64,6 @@ extension ClimateSimulation {
     func installFans(on driver: Driver) {
         typealias Fan = Matter.FanControlTrait
         driver.onWrite(Fan.self) { [cloud] written, context in
-            try cloud.requireReachable(context)
             let settingWritten = written.values[Fan.AttributeIDs.percentSetting]
             if settingWritten == .null {
                 throw RPCError(code: .invalidArgument, message: "percentSetting is null only in auto mode; write fanMode auto")
@@ -78,7 +75,6 @@ extension ClimateSimulation {
             }
         }
         driver.onCommand(Fan.StepCommand.self) { [cloud] command, context in
-            try cloud.requireReachable(context)
             let now = try context.device.attributes(Fan.self, endpoint: context.endpoint)
             let mode = now.fanMode ?? .off
             let setting = FanModel.step(

@@ -24,7 +24,6 @@ extension ClimateSimulation {
 
     private func operate(_ context: CommandContext, lock: Bool, pin: [UInt8]?, relockAfter timeout: UInt16?) throws {
         typealias Lock = Matter.DoorLockTrait
-        try cloud.requireReachable(context)
         let device = context.device
         let now = try device.attributes(Lock.self, endpoint: context.endpoint)
         let type: Lock.LockOperationTypeEnum = lock ? .lock : .unlock

@@ -88,7 +88,6 @@ public final class LightingEngine: Sendable {
     func run(
         _ context: CommandContext, _ body: (inout LightModel, DriverDevice, ContinuousClock.Instant) throws -> Void
     ) throws {
-        try cloud.requireReachable(context)
         let key = Key(device: context.device.id, endpoint: context.endpoint)
         let now = ContinuousClock.now
         try state.withLock { s in

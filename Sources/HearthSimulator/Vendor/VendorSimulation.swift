@@ -107,7 +107,6 @@ public final class VendorSimulation: Sendable {
     /// has already checked both against the schema (at most 3000 rpm).
     private func installSpinners(on driver: Driver) {
         driver.onCommand(trait: SpinnerSchema.traitID, command: SpinnerSchema.spinUp) { [self] context in
-            try cloud.requireReachable(context)
             guard case .uint(let rpm)? = context.fields[SpinnerSchema.targetRPM], rpm <= UInt64(SpinnerSchema.maxRPM) else {
                 throw RPCError(code: .invalidArgument, message: "spinUp needs targetRpm from 0 to \(SpinnerSchema.maxRPM)")
             }
@@ -122,7 +121,6 @@ public final class VendorSimulation: Sendable {
         // DriverKit takes write handlers by generated trait type only; ExampleOrganization.SpinnerTrait has
         // the same id as the announced schema. The written value is stored and reported after this returns.
         driver.onWrite(ExampleOrganization.SpinnerTrait.self) { [self] written, context in
-            try cloud.requireReachable(context)
             guard let rpm = written.rpm else { return }
             state.withLock { $0.spinners[context.device.id]?.model.set(rpm: rpm) }
         }

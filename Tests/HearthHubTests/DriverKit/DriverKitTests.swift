@@ -6,6 +6,7 @@ import HearthProto
 import HearthTypes
 import HearthWire
 import SwiftProtobuf
+import Synchronization
 import Testing
 
 /// HearthDriverKit against a real hub over real sockets.
@@ -188,6 +189,38 @@ struct DriverKitTests {
                     try await Task.sleep(for: .milliseconds(200))
                     let moved = try await client.waitForDevice("lights/a") { _ in true }
                     #expect(moved.roomID.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("commands and writes to a trait the driver marked offline are UNAVAILABLE; no handler runs, nothing is stored")
+    func offlineTraits() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                let lamp = driver.add(dimmableLight("lamp"))
+                let handled = Mutex(0)
+                driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, _ in handled.withLock { $0 += 1 } }
+                try await withDriver(driver) {
+                    try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
+                    try lamp.setConnectivity(.offline, of: Matter.OnOffTrait.self)
+                    try await client.waitForDevice("lights/lamp") { $0.trait(0x0006)?.connectivity == .offline }
+                    await expectStatus(.unavailable) {
+                        _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
+                    }
+                    await expectStatus(.unavailable) {
+                        _ = try await client.call(HomeMethods.writeAttributes, .with {
+                            $0.deviceID = "lights/lamp"; $0.endpoint = 1; $0.traitID = 0x0006
+                            $0.attributes = [.with { $0.id = 0x4001; $0.value = Value.uint(50).proto }]
+                        })
+                    }
+                    #expect(handled.withLock { $0 } == 0)
+                    #expect(try lamp.attributes(Matter.OnOffTrait.self).onTime == nil)
+                    // Back online, the same command runs.
+                    try lamp.setConnectivity(.online, of: Matter.OnOffTrait.self)
+                    _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
+                    #expect(handled.withLock { $0 } == 1)
                 }
             }
         }

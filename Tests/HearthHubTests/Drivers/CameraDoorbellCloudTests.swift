@@ -76,7 +76,8 @@ struct CameraDoorbellCloudTests {
                     await expectStatus(.unavailable) {
                         try await client.writeAttributes(Google.CameraAvStreamManagementTrait.self, on: id) { $0.microphoneMuted = true }
                     }
-                    #expect(simulation.counts.commands == before.commands + 1 && simulation.counts.writes == before.writes + 1)
+                    // HearthDriverKit refuses calls to offline traits before any handler runs.
+                    #expect(simulation.counts.commands == before.commands && simulation.counts.writes == before.writes)
                     #expect(throws: CameraError.self) { try simulation.press("doorbell-1") }
 
                     simulation.cloud.set(up: true)

@@ -65,8 +65,9 @@ struct LightsDriverTests {
                 try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     let mark = try await client.mark()
+                    // 3 s (30 tenths) at a 100 ms tick: intermediate reports even on a loaded machine.
                     try await client.send(
-                        id, Level.MoveToLevelWithOnOffCommand(level: target, transitionTime: 10, optionsMask: [], optionsOverride: []))
+                        id, Level.MoveToLevelWithOnOffCommand(level: target, transitionTime: 30, optionsMask: [], optionsOverride: []))
                     let seen = try await client.watch(mark) { seen in
                         seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.remainingTime).last == .uint(0)
                             && seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.currentLevel).last == .uint(UInt64(target))
