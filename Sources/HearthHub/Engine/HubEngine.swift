@@ -156,11 +156,7 @@ public actor HubEngine {
             do {
                 if !batch.isEmpty {
                     let started = ContinuousClock.now
-                    // One commit serves every waiter, so the cancellation of whichever task runs it (a hub
-                    // shutting down, a driver session ending) must not abandon it half-way: it runs in a
-                    // task of its own, which the caller's cancellation does not reach.
-                    let store = store
-                    try await Task { try await store.commit(batch) }.value
+                    try await store.commit(batch)  // completes even if this task is cancelled (HubStore)
                     metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.log.count)
                 }
                 changeLog.publish(batch.log, through: through)

@@ -3,7 +3,7 @@
 protocol HubStore: Sendable {
     /// Everything stored, or a fresh state (new epoch, revision 0) for an empty store.
     func load() async throws -> StoredHome
-    /// Commits one batch atomically and durably.
+    /// Commits one batch atomically and durably; it completes even if the calling task is cancelled.
     func commit(_ batch: StoreBatch) async throws
 }
 

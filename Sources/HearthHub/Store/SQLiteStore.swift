@@ -73,34 +73,40 @@ final class SQLiteStore: HubStore {
         }
     }
 
+    /// Commits through GRDB's callback API, which no task owns: a commit serves every waiter, so the
+    /// cancellation of whichever task asked (a hub shutting down, a call ending) must not abandon it.
     func commit(_ batch: StoreBatch) async throws {
-        try await queue.write { db in
-            func run(_ sql: String, _ rows: [StatementArguments]) throws {
-                guard !rows.isEmpty else { return }
-                let statement = try db.cachedStatement(sql: sql)
-                for arguments in rows { try statement.execute(arguments: arguments) }
-            }
-            try run(
-                "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
-                try batch.structures.map { [$0.id, try Self.blob($0.proto)] })
-            try run(
-                "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
-                try batch.rooms.map { [$0.id, try Self.blob($0.proto)] })
-            try run("DELETE FROM rooms WHERE id = ?", batch.removedRooms.map { [$0] })
-            try run(
-                "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
-                try batch.devices.map { [$0.id, $0.localID, try Self.blob($0.proto)] })
-            try run("DELETE FROM devices WHERE id = ?", batch.removedDevices.map { [$0] })
-            try run(
-                "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)",
-                batch.log.map { [Int64($0.revision), $0.route.previousStructureID, Data($0.change)] })
-            if batch.pruneLogThrough > 0 {
-                try db.execute(
-                    sql: "DELETE FROM change_log WHERE revision <= ?", arguments: [Int64(batch.pruneLogThrough)])
-            }
-            try db.execute(
-                sql: "UPDATE meta SET value = ? WHERE key = 'revision'", arguments: [String(batch.revision)])
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.asyncWrite({ db in try Self.write(batch, to: db) }, completion: { _, result in continuation.resume(with: result) })
         }
+    }
+
+    private static func write(_ batch: StoreBatch, to db: Database) throws {
+        func run(_ sql: String, _ rows: [StatementArguments]) throws {
+            guard !rows.isEmpty else { return }
+            let statement = try db.cachedStatement(sql: sql)
+            for arguments in rows { try statement.execute(arguments: arguments) }
+        }
+        try run(
+            "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
+            try batch.structures.map { [$0.id, try Self.blob($0.proto)] })
+        try run(
+            "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
+            try batch.rooms.map { [$0.id, try Self.blob($0.proto)] })
+        try run("DELETE FROM rooms WHERE id = ?", batch.removedRooms.map { [$0] })
+        try run(
+            "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
+            try batch.devices.map { [$0.id, $0.localID, try Self.blob($0.proto)] })
+        try run("DELETE FROM devices WHERE id = ?", batch.removedDevices.map { [$0] })
+        try run(
+            "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)",
+            batch.log.map { [Int64($0.revision), $0.route.previousStructureID, Data($0.change)] })
+        if batch.pruneLogThrough > 0 {
+            try db.execute(
+                sql: "DELETE FROM change_log WHERE revision <= ?", arguments: [Int64(batch.pruneLogThrough)])
+        }
+        try db.execute(
+            sql: "UPDATE meta SET value = ? WHERE key = 'revision'", arguments: [String(batch.revision)])
     }
 
     private static func blob(_ message: some SwiftProtobuf.Message) throws -> Data {
