@@ -35,8 +35,7 @@ extension CameraSimulation {
         driver.onCommand(Transport.ModifyPushTransportCommand.self) { [self] command, context in
             try CameraError.mapped { () throws(CameraError) in
                 try changeTransports(context.device.id) { transports throws(CameraError) in
-                    try transports.modify(command.connectionID, options: command.transportOptions)
-                    return ((), [])
+                    ((), try transports.modify(command.connectionID, options: command.transportOptions))
                 }
             }
         }

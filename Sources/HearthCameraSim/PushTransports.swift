@@ -68,16 +68,23 @@ public struct PushTransports: Sendable {
         return end(id)
     }
 
-    /// Replaces a connection's options with a whole new set.
+    /// Replaces a connection's options with a whole new set. An active connection made continuous starts
+    /// pushing at once, as ``setStatus(_:id:)`` would start it.
+    /// - Returns: the push that began, if any.
     /// - Throws: NOT_FOUND for an unknown id; INVALID_ARGUMENT for options the camera cannot use;
     ///   FAILED_PRECONDITION while the connection pushes (Matter answers BUSY).
-    public mutating func modify(_ id: UInt16, options: Options) throws(CameraError) {
+    public mutating func modify(_ id: UInt16, options: Options) throws(CameraError) -> [Event] {
         let index = try index(id)
         try Self.check(options)
         guard pushing[id] == nil else {
             throw CameraError(.failedPrecondition, "connection \(id) is pushing; set it inactive before changing it")
         }
         connections[index].transportOptions = options
+        guard connections[index].transportStatus == .active, options.triggerOptions.triggerType == .continuous else {
+            return []
+        }
+        pushing[id] = .some(nil)
+        return [.begin(.init(connectionID: id, triggerType: .continuous))]
     }
 
     /// Sets the status of connection `id`, or of every connection for nil.

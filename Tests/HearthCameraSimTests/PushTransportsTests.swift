@@ -28,14 +28,18 @@ struct PushTransportsTests {
         #expect(try #require(throws: CameraError.self) { try transports.find(9) }.code == .notFound)
     }
 
-    @Test("modify replaces the whole options struct; bad options and unknown ids are refused")
+    @Test("modify replaces the whole options struct; an active connection made continuous starts pushing; bad options and unknown ids are refused")
     func modify() throws {
         var transports = transports()
         var options = Self.options(.analysis, trigger: .continuous)
         options.url = "https://elsewhere.example/upload"
         options.triggerOptions.motionSensitivity = nil
-        try transports.modify(1, options: options)
+        #expect(try transports.modify(1, options: options) == [.begin(.init(connectionID: 1, triggerType: .continuous))])
+        #expect(transports.isPushing(1))
         #expect(try transports.find(1)[0].transportOptions == options)
+        // While it pushes, changing it is refused (BUSY in Matter); inactive, it can change again.
+        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: options) }.code == .failedPrecondition)
+        _ = try transports.setStatus(.inactive, id: 1)
         #expect(try #require(throws: CameraError.self) { try transports.modify(7, options: options) }.code == .notFound)
 
         var plain = options

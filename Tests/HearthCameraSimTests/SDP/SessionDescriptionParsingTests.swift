@@ -91,7 +91,8 @@ struct SessionDescriptionParsingTests {
         } catch {
             #expect(error.code == code, "\(name): \(error)")
             #expect(error.line == line, "\(name): \(error)")
-            #expect(error.description.contains(code.description), "\(name): the message names the mistake")
+            // The message (what the caller reads) names the line it refers to.
+            if let line { #expect(error.description.contains("\(line)"), "\(name): \(error.description)") }
         }
     }
 
