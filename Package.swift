@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "hearth-driver-climate", targets: ["hearth-driver-climate"]),
         .executable(name: "hearth-driver-vendor", targets: ["hearth-driver-vendor"]),
         .executable(name: "hearth-driver-camera", targets: ["hearth-driver-camera"]),
+        .executable(name: "hearth-load", targets: ["hearth-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -46,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // HearthSDK's publishers: Combine on Apple platforms, OpenCombine elsewhere (OpenCombineShim picks).
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
@@ -223,6 +225,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The load test (tools/load): a hub, driver processes on HearthDriverKit and watching HearthSDK
+        // clients; the library is what `hearth-load` runs, tested without the command line.
+        .target(
+            name: "HearthLoad",
+            dependencies: [
+                "HearthDriverKit", "HearthSDK", "HearthSimulator", "HearthModel", "HearthTypes",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "OpenCombineShim", package: "OpenCombine"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-load",
+            dependencies: [
+                "HearthLoad", "HearthDriverKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line client, on HearthSDK.
         .executableTarget(
             name: "hearthctl",
@@ -275,6 +299,8 @@ let package = Package(
                 "HearthWire",
                 "HearthTesting",
                 "HearthCameraSim",
+                "HearthLoad",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

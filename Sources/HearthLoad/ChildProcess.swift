@@ -1,0 +1,115 @@
+import DequeModule
+public import Foundation
+import Synchronization
+
+/// A child process with a pipe to its standard input and its standard output read line by line.
+public final class ChildProcess: Sendable {
+    /// Foundation's `Process` predates Sendable: it is only started here, then read (pid, state) or
+    /// signalled, which it allows from any thread.
+    nonisolated(unsafe) let process: Process
+    let input: FileHandle
+    let lines = LineBuffer()
+
+    /// Starts `executable` with `arguments`; its standard error goes to this process's.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        try process.run()
+        input = stdin.fileHandleForWriting
+        let reader = stdout.fileHandleForReading
+        Thread.detachNewThread { [lines] in
+            var pending = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lines.state.withLock { $0.buffer.append(line) }
+                }
+            }
+            lines.state.withLock { $0.ended = true }
+        }
+    }
+
+    /// The process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Whether it still runs.
+    public var isRunning: Bool { process.isRunning }
+
+    /// The next line of its output that `accept` takes (others are skipped), or nil when the output ends
+    /// or `timeout` passes first.
+    public func line(timeout: Duration, where accept: (String) -> Bool = { _ in true }) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let (line, ended) = lines.state.withLock { ($0.buffer.popFirst(), $0.ended) }
+            if let line {
+                if accept(line) { return line }
+                continue
+            }
+            if ended { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// Writes one line to its standard input.
+    public func send(_ line: String) {
+        try? input.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Closes its standard input and gives it `wait` to exit by itself, then SIGTERM, then SIGKILL after
+    /// `grace`; returns once it has exited.
+    public func stop(wait: Duration = .zero, grace: Duration = .seconds(10)) async {
+        try? input.close()
+        let exitBy = ContinuousClock.now + wait
+        while process.isRunning && ContinuousClock.now < exitBy { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+}
+
+/// The lines a child printed and not yet taken, shared with the thread that reads them.
+final class LineBuffer: Sendable {
+    let state = Mutex<(buffer: Deque<String>, ended: Bool)>(([], false))
+}
+
+/// CPU time and memory of a process, from `/proc` (Linux).
+public struct ProcessStats: Sendable, Hashable {
+    /// User plus system CPU seconds so far.
+    public var cpuSeconds: Double
+    /// Resident memory now, in bytes.
+    public var residentBytes: UInt64
+    /// The most resident memory so far (VmHWM), in bytes.
+    public var peakBytes: UInt64
+
+    /// The stats of process `pid`, or nil when `/proc` cannot tell.
+    public static func of(_ pid: Int32) -> ProcessStats? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command's closing parenthesis start at field 3 (state); utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        func kilobytes(_ key: String) -> UInt64 {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return (words.dropFirst().first.flatMap { UInt64($0) } ?? 0) * 1024
+        }
+        return ProcessStats(cpuSeconds: (user + system) / ticks, residentBytes: kilobytes("VmRSS:"), peakBytes: kilobytes("VmHWM:"))
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+public import HearthSDK
+import OpenCombineShim
+import Synchronization
+
+/// OpenCombine's `AnyCancellable` is not marked Sendable. These are only stored, then cancelled by
+/// ``LoadClient/close()`` under the client's Mutex, and cancelling a HearthSDK subscription from any thread
+/// is safe (its feed keeps its state behind a Mutex).
+struct Cancellables: @unchecked Sendable {
+    var all: [AnyCancellable]
+}
+
+/// How a load client watches the home.
+public enum ClientKind: String, Codable, Sendable, CaseIterable {
+    /// `home.devices().batched()`: the whole set on each change.
+    case batched
+    /// `home.devices().stream()`: each changed device.
+    case stream
+    /// `home.device(id:)` for a few devices.
+    case devices
+    /// `device.types.subscribe(DimmableLightDeviceType.self)` (or `subscribeAll()`) for a few devices.
+    case types
+}
+
+/// One watching client: a `Home` of its own, the subscriptions of its kind, and a ``ProbeTracker`` fed by
+/// its publishers.
+public final class LoadClient: Sendable {
+    /// Its name in the report (`batched-1`…).
+    public let name: String
+    /// How it watches.
+    public let kind: ClientKind
+    /// Its connection.
+    public let home: Home
+    /// The hub ids it watches; nil for all.
+    public let watched: Set<String>?
+    /// Seconds from `Home.connect` to the first `list()`.
+    public let firstList: Double
+    let tracker = Mutex(ProbeTracker())
+    let failure = Mutex<String?>(nil)
+    let stallUntil = Atomic<UInt64>(0)
+    let subscriptions = Mutex(Cancellables(all: []))
+
+    /// Connects, waits for the first `list()`, and subscribes.
+    /// - Parameter pick: how many devices a `devices` or `types` client watches (chosen evenly).
+    public init(name: String, kind: ClientKind, address: String, token: String, pick: Int) async throws {
+        self.name = name
+        self.kind = kind
+        var configuration = Home.Configuration()
+        configuration.syncTimeout = .seconds(600)
+        let start = LoadProbe.now()
+        home = try Home.connect(to: address, token: token, configuration: configuration)
+        let devices = try await home.devices().list().sorted { $0.id < $1.id }
+        firstList = Double(LoadProbe.now() - start) / 1e9
+        switch kind {
+        case .batched, .stream: watched = nil
+        case .devices, .types:
+            let step = max(1, devices.count / max(pick, 1))
+            watched = Set(stride(from: 0, to: devices.count, by: step).prefix(pick).map { devices[$0].id })
+        }
+        subscribe(devices.filter { watched?.contains($0.id) ?? true })
+    }
+
+    private func subscribe(_ devices: [HomeDevice]) {
+        var out: [AnyCancellable] = []
+        switch kind {
+        case .batched:
+            out.append(sink(home.devices().batched()) { client, set in
+                let now = client.stallIfAsked()
+                client.tracker.withLock { tracker in
+                    for device in set {
+                        guard let reading = Self.reading(device) else { continue }
+                        tracker.observe(device: device.id, reading: reading, state: 0, now: now, isItem: false)
+                    }
+                }
+            })
+        case .stream:
+            out.append(sink(home.devices().stream()) { client, device in client.observe(device) })
+        case .devices:
+            for device in devices {
+                out.append(sink(home.device(id: device.id)) { client, device in client.observe(device) })
+            }
+        case .types:
+            for device in devices {
+                let id = device.id
+                if device.types.contains(DimmableLightDeviceType.self) {
+                    out.append(sink(device.types.subscribe(DimmableLightDeviceType.self)) { client, light in
+                        client.observe(id, LoadProbe.reading(light.traits), light.hashValue)
+                    })
+                } else {
+                    out.append(sink(device.types.subscribeAll()) { client, types in
+                        let reading = types.instances.lazy.compactMap { LoadProbe.reading($0.traits) }.first
+                        client.observe(id, reading, types.hashValue)
+                    })
+                }
+            }
+        }
+        subscriptions.withLock { $0.all = out }
+    }
+
+    private func sink<P: Publisher>(_ publisher: P, _ receive: @escaping @Sendable (LoadClient, P.Output) -> Void)
+        -> AnyCancellable where P.Failure == HomeError
+    {
+        publisher.sink(
+            receiveCompletion: { [weak self] completion in
+                if case .failure(let error) = completion { self?.failure.withLock { $0 = $0 ?? "\(error)" } }
+            },
+            receiveValue: { [weak self] value in if let self { receive(self, value) } })
+    }
+
+    private func observe(_ device: HomeDevice) {
+        observe(device.id, Self.reading(device), device.hashValue)
+    }
+
+    private func observe(_ id: String, _ reading: LoadProbe.Reading?, _ state: Int) {
+        let now = stallIfAsked()
+        guard let reading else { return }
+        tracker.withLock { $0.observe(device: id, reading: reading, state: state, now: now, isItem: true) }
+    }
+
+    static func reading(_ device: HomeDevice) -> LoadProbe.Reading? {
+        device.types.all.instances.lazy.compactMap { LoadProbe.reading($0.traits) }.first
+    }
+
+    /// Blocks this subscription's queue while a stall is asked for (only this client's deliveries wait);
+    /// returns the time of delivery.
+    private func stallIfAsked() -> UInt64 {
+        let until = stallUntil.load(ordering: .relaxed)
+        let now = LoadProbe.now()
+        if now < until { usleep(useconds_t(min((until - now) / 1000, 1_000_000))) }
+        return LoadProbe.now()
+    }
+
+    /// Makes every delivery of this client wait until `seconds` from now.
+    public func stall(seconds: Double) {
+        stallUntil.store(LoadProbe.now() + UInt64(seconds * 1e9), ordering: .relaxed)
+    }
+
+    /// Whether every watched device has a baseline.
+    public func hasBaseline(devices: Int) -> Bool {
+        tracker.withLock { $0.last.count } >= (watched?.count ?? devices)
+    }
+
+    /// The tracker's state now.
+    public var snapshot: ProbeTracker { tracker.withLock { $0 } }
+
+    /// Resets the phase counters.
+    public func startPhase() { tracker.withLock { $0.startPhase() } }
+
+    /// Why a publisher of this client ended with an error, if one did.
+    public var failed: String? { failure.withLock { $0 } }
+
+    /// Ends the subscriptions and the connection.
+    public func close() {
+        subscriptions.withLock { $0.all.removeAll() }
+        home.close()
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HearthSDK
+import Histogram
+import Synchronization
+
+extension LoadRun {
+    /// Drives `rate` reports per second for the plan's seconds, waits until every client has every
+    /// device's last report (or the settle time passes), and reports what the clients saw. With `stall`,
+    /// that client blocks its deliveries for the whole phase and is reported apart.
+    func ratePhase(_ fleet: Fleet, rate: Double, stall: LoadClient?) async throws -> PhaseReport {
+        let clients = fleet.clients
+        for client in clients + [fleet.stalled].compactMap({ $0 }) { client.startPhase() }
+        stall?.stall(seconds: plan.seconds)
+        let phaseID = UUID().uuidString.prefix(8)
+        let hubBefore = ProcessStats.of(fleet.hub.pid)
+        let start = LoadProbe.now()
+        let perDriver = rate / Double(plan.drivers)
+        for driver in fleet.drivers { driver.send("RUN \(phaseID) \(perDriver) \(plan.seconds)") }
+        var totals: [Int] = []
+        var sent = 0, errors = 0
+        var maxLag = 0.0
+        for (index, driver) in fleet.drivers.enumerated() {
+            let timeout = Duration.seconds(plan.seconds + plan.settleSeconds + 60)
+            guard let line = await driver.line(timeout: timeout, where: { $0.hasPrefix("DONE \(phaseID) ") }) else {
+                throw LoadError("driver load-\(index + 1) did not finish the phase at \(rate)/s")
+            }
+            let words = line.split(separator: " ")
+            guard words.count == 6, let phaseSent = Int(words[2]), let total = Int(words[3]), let lag = Double(words[4]),
+                let phaseErrors = Int(words[5])
+            else { throw LoadError("driver load-\(index + 1) answered '\(line)'") }
+            sent += phaseSent
+            totals.append(total)
+            errors += phaseErrors
+            maxLag = max(maxLag, lag / 1000)
+        }
+        let sendSeconds = max(seconds(since: start), plan.seconds)
+        let expected = expectedSeqs(fleet, totals: totals)
+        let settled = await settle(clients + [stall].compactMap { $0 }, expected: expected)
+        let hubAfter = ProcessStats.of(fleet.hub.pid)
+        let wall = seconds(since: start)
+
+        var delays = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var deliveries = 0, duplicates = 0, regressions = 0, gaps = 0
+        var coalesced: UInt64 = 0
+        for client in clients {
+            let tracker = client.snapshot
+            delays.add(tracker.delays)
+            deliveries += tracker.deliveries
+            coalesced += tracker.coalesced
+            duplicates += tracker.duplicates
+            regressions += tracker.regressions
+            gaps += settled[client.name] ?? 0
+        }
+        let latency = Percentiles(delays)
+        var report = PhaseReport(
+            kind: stall == nil ? "rate" : "stall", rate: rate, sent: sent, driverErrors: errors, driverMaxLagMs: maxLag,
+            latency: latency, deliveriesPerSecond: Double(deliveries) / sendSeconds, coalesced: coalesced, gaps: gaps,
+            duplicates: duplicates, regressions: regressions,
+            hubCPUPercent: ((hubAfter?.cpuSeconds ?? 0) - (hubBefore?.cpuSeconds ?? 0)) / wall * 100,
+            hubMemoryMiB: Double(hubAfter?.residentBytes ?? 0) / 1_048_576,
+            passed: false, stalledClient: nil)
+        report.passed = latency.p99 < plan.latencyTarget && gaps == 0 && duplicates == 0 && regressions == 0 && errors == 0
+            && latency.count > 0
+        if let stall {
+            let tracker = stall.snapshot
+            report.stalledClient = StalledClient(
+                stallSeconds: plan.seconds, deliveries: tracker.deliveries, coalesced: tracker.coalesced,
+                latency: Percentiles(tracker.delays), caughtUp: (settled[stall.name] ?? 0) == 0)
+        }
+        return report
+    }
+
+    /// Each device's last `seq` after the drivers' reports so far (`totals[i]` is driver i's count).
+    func expectedSeqs(_ fleet: Fleet, totals: [Int]) -> [String: UInt64] {
+        var expected: [String: UInt64] = [:]
+        for (driver, ids) in fleet.driverDevices.enumerated() {
+            for (index, id) in ids.enumerated() {
+                expected[id] = OpenLoopSchedule.expectedSeq(index: index, devices: ids.count, reports: totals[driver])
+            }
+        }
+        return expected
+    }
+
+    /// Waits until every client has reached every watched device's last report, or the settle time
+    /// passes; returns the devices still missing per client.
+    func settle(_ clients: [LoadClient], expected: [String: UInt64]) async -> [String: Int] {
+        let deadline = ContinuousClock.now + .seconds(plan.settleSeconds)
+        var missing: [String: Int] = [:]
+        repeat {
+            missing = [:]
+            for client in clients {
+                let watched = client.watched.map { ids in expected.filter { ids.contains($0.key) } } ?? expected
+                let count = client.snapshot.missing(expected: watched).count
+                if count > 0 { missing[client.name] = count }
+            }
+            if missing.isEmpty { return [:] }
+            try? await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        return missing
+    }
+
+    /// Clients toggle OnOff devices at the plan's command rate (open loop, spread over the clients), each
+    /// call timed from its due time to its answer.
+    func commandPhase(_ fleet: Fleet) async -> CommandReport {
+        let targets = fleet.driverDevices.enumerated().flatMap { driver, ids in
+            zip(ids, LoadMix.devices(count: ids.count, driver: driver + 1)).filter { $0.1.hasOnOff }.map(\.0)
+        }
+        let results = CommandResults()
+        let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: plan.commandRate, seconds: plan.commandSeconds)
+        let clients = fleet.clients
+        await withTaskGroup(of: Void.self) { group in
+            for k in 0..<schedule.total {
+                let due = schedule.due(k)
+                let now = LoadProbe.now()
+                if due > now { try? await Task.sleep(for: .nanoseconds(Int(due - now))) }
+                let client = clients[k % clients.count]
+                let target = targets[(k * 7919) % targets.count]
+                group.addTask {
+                    do {
+                        try await client.toggle(target)
+                        results.state.withLock {
+                            _ = $0.rtt.record((LoadProbe.now() - due) / 1000)
+                            $0.ok += 1
+                        }
+                    } catch {
+                        results.state.withLock { $0.errors["\(HomeError.from(error).code)", default: 0] += 1 }
+                    }
+                }
+            }
+        }
+        return results.state.withLock {
+            CommandReport(
+                rate: plan.commandRate, sent: schedule.total, succeeded: $0.ok, errors: $0.errors, roundTrip: Percentiles($0.rtt))
+        }
+    }
+}
+
+extension LoadClient {
+    /// Toggles the OnOff trait of device `id` as the cache holds it.
+    func toggle(_ id: String) async throws {
+        var updates = home.deviceUpdates(id: id).makeAsyncIterator()
+        guard let device = try await updates.next(),
+            let onOff = device.types.all.instances.lazy.compactMap({ $0.traits[Matter.OnOffTrait.self] }).first
+        else { throw HomeError(.notFound, "no OnOff device '\(id)' in the cache") }
+        try await onOff.toggle()
+    }
+}
+
+/// The command phase's tally, shared by its calls.
+final class CommandResults: Sendable {
+    let state = Mutex<(rtt: Histogram<UInt64>, ok: Int, errors: [String: Int])>(
+        (Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three), 0, [:]))
+}

@@ -1,0 +1,184 @@
+public import Foundation
+import HearthSDK
+public import Logging
+
+/// One load run: a hub on a temporary directory, the driver processes, the clients, the phases, and the
+/// report. ``run()`` cleans up every process it started, whatever happens.
+public final class LoadRun: Sendable {
+    /// Where the `hearth-hub` and `hearth-load` executables are.
+    public struct Executables: Sendable {
+        public var hub: URL
+        public var load: URL
+
+        public init(hub: URL, load: URL) {
+            self.hub = hub
+            self.load = load
+        }
+    }
+
+    static let clientToken = "load-client"
+    let plan: LoadPlan
+    let executables: Executables
+    let directory: URL
+    let logger: Logger
+
+    public init(plan: LoadPlan, executables: Executables, logger: Logger) {
+        self.plan = plan
+        self.executables = executables
+        self.logger = logger
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-load-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    }
+
+    /// The processes and clients of a run, once started.
+    struct Fleet: Sendable {
+        var hub: ChildProcess
+        var address: String
+        var drivers: [ChildProcess] = []
+        var clients: [LoadClient] = []
+        var stalled: LoadClient?
+        var driverDevices: [[String]] = []
+    }
+
+    /// Runs the plan and returns what it measured.
+    public func run() async throws -> LoadReport {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hubStart = LoadProbe.now()
+        var fleet = try await startHub()
+        let hubStartSeconds = seconds(since: hubStart)
+        do {
+            let report = try await measure(&fleet, hubStartSeconds: hubStartSeconds)
+            await stop(fleet)
+            return report
+        } catch {
+            await stop(fleet)
+            throw error
+        }
+    }
+
+    private func measure(_ fleet: inout Fleet, hubStartSeconds: Double) async throws -> LoadReport {
+        let registerSeconds = try await startDrivers(&fleet)
+        logger.info("load.registered", metadata: ["seconds": "\(registerSeconds)"])
+        try await startClients(&fleet)
+        var report = LoadReport(
+            plan: plan, cores: ProcessInfo.processInfo.activeProcessorCount, hubStartSeconds: hubStartSeconds,
+            registerSeconds: registerSeconds,
+            firstListSeconds: Dictionary(
+                uniqueKeysWithValues: (fleet.clients + [fleet.stalled].compactMap { $0 }).map { ($0.name, $0.firstList) }),
+            phases: [], commands: nil, maxSustainedRate: nil, hubPeakMemoryMiB: 0, clientFailures: [:])
+        var search = RateSearch(plan: plan)
+        while let rate = search.next {
+            let phase = try await ratePhase(fleet, rate: rate, stall: nil)
+            report.phases.append(phase)
+            search.record(rate, passed: phase.passed)
+            logger.info("load.phase", metadata: ["rate": "\(rate)", "p99.ms": "\(phase.latency.p99)", "passed": "\(phase.passed)"])
+        }
+        report.maxSustainedRate = search.bestRate
+        if plan.stall, let stalled = fleet.stalled {
+            let rate = search.bestRate ?? plan.startRate
+            report.phases.append(try await ratePhase(fleet, rate: rate, stall: stalled))
+        }
+        if plan.commandRate > 0 { report.commands = await commandPhase(fleet) }
+        report.hubPeakMemoryMiB = Double(ProcessStats.of(fleet.hub.pid)?.peakBytes ?? 0) / 1_048_576
+        for client in fleet.clients + [fleet.stalled].compactMap({ $0 }) {
+            if let failure = client.failed { report.clientFailures[client.name] = failure }
+        }
+        return report
+    }
+
+    private func startHub() async throws -> Fleet {
+        let config = directory.appendingPathComponent("hub.json")
+        let socket = directory.appendingPathComponent("hub.sock").path
+        let drivers = (1...plan.drivers).map { ["id": "load-\($0)", "token": "load-driver-\($0)"] }
+        let object: [String: Any] = [
+            "listen": "127.0.0.1:0", "socket": socket, "data_dir": directory.appendingPathComponent("data").path,
+            "structures": [["id": "home", "name": "Home"]],
+            "clients": [["token": Self.clientToken, "user": "load", "role": "admin"]], "drivers": drivers,
+        ]
+        try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: config)
+        let hub = try ChildProcess(executables.hub, ["--config", config.path, "--log-level", "warning"])
+        guard let line = await hub.line(timeout: .seconds(60), where: { $0.hasPrefix("LISTENING ") }),
+            let tcp = line.split(separator: " ").first(where: { $0.contains("IPv4") || $0.contains("IPv6") }),
+            let colon = tcp.lastIndex(of: ":"), let port = Int(tcp[tcp.index(after: colon)...])
+        else {
+            await hub.stop()
+            throw LoadError("the hub did not start (no LISTENING line with a TCP address)")
+        }
+        return Fleet(hub: hub, address: "127.0.0.1:\(port)")
+    }
+
+    /// Starts the drivers; returns the seconds until the hub has every device online.
+    private func startDrivers(_ fleet: inout Fleet) async throws -> Double {
+        let observer = try Home.connect(to: fleet.address, token: Self.clientToken)
+        defer { observer.close() }
+        let socket = directory.appendingPathComponent("hub.sock").path
+        let start = LoadProbe.now()
+        for index in 1...plan.drivers {
+            let count = plan.devices(ofDriver: index - 1)
+            fleet.drivers.append(
+                try ChildProcess(
+                    executables.load,
+                    ["driver", "--hub", "unix:\(socket)", "--token", "load-driver-\(index)", "--index", "\(index)",
+                     "--devices", "\(count)"]))
+            fleet.driverDevices.append(LoadMix.devices(count: count, driver: index).map { "load-\(index)/\($0.id)" })
+        }
+        let deadline = ContinuousClock.now + .seconds(plan.registerTimeout)
+        while ContinuousClock.now < deadline {
+            let devices = try await observer.devices().list()
+            if devices.count == plan.devices, devices.allSatisfy({ $0.sourceConnectivity.connectivityState == .online }) {
+                return seconds(since: start)
+            }
+            if let dead = fleet.drivers.firstIndex(where: { !$0.isRunning }) {
+                throw LoadError("driver load-\(dead + 1) exited before its devices registered")
+            }
+            try await Task.sleep(for: .milliseconds(plan.devices > 10_000 ? 1000 : 100))
+        }
+        throw LoadError("the devices did not all come online within \(Int(plan.registerTimeout)) s")
+    }
+
+    private func startClients(_ fleet: inout Fleet) async throws {
+        let address = fleet.address
+        let plan = plan
+        let clients = try await withThrowingTaskGroup(of: LoadClient.self) { group in
+            for (kind, index) in plan.clientList {
+                group.addTask {
+                    try await LoadClient(
+                        name: "\(kind.rawValue)-\(index)", kind: kind, address: address, token: Self.clientToken,
+                        pick: plan.devicesPerPickClient)
+                }
+            }
+            if plan.stall {
+                group.addTask {
+                    try await LoadClient(name: "stalled", kind: .batched, address: address, token: Self.clientToken, pick: 0)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        fleet.clients = clients.filter { $0.name != "stalled" }.sorted { $0.name < $1.name }
+        fleet.stalled = clients.first { $0.name == "stalled" }
+        // Every client has a baseline of every device it watches before anything is measured.
+        let all = fleet.clients + [fleet.stalled].compactMap { $0 }
+        let deadline = ContinuousClock.now + .seconds(plan.settleSeconds)
+        while !all.allSatisfy({ $0.hasBaseline(devices: plan.devices) }) {
+            guard ContinuousClock.now < deadline else { throw LoadError("the clients did not all see every device") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func stop(_ fleet: Fleet) async {
+        for client in fleet.clients + [fleet.stalled].compactMap({ $0 }) { client.close() }
+        for driver in fleet.drivers { driver.send("QUIT") }
+        await withTaskGroup(of: Void.self) { group in
+            for driver in fleet.drivers { group.addTask { await driver.stop(wait: .seconds(5)) } }
+        }
+        await fleet.hub.stop()
+    }
+
+    func seconds(since start: UInt64) -> Double { Double(LoadProbe.now() - start) / 1e9 }
+}
+
+/// Why a load run could not go on.
+public struct LoadError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,66 @@
+public import Histogram
+
+/// What one client saw of the probes: delays, and whether anything was lost, repeated or went backwards.
+///
+/// A watch may coalesce (a busy subscriber gets the newest value), so a client can skip sequence numbers;
+/// that is counted as `coalesced`, not as an error. The errors are:
+/// - a **duplicate**: the same device delivered again with nothing changed (item publishers only);
+/// - a **regression**: a sequence number lower than one already seen (stale data after fresh);
+/// - a **gap**: at the end of a phase, a device whose last seen sequence number is not the driver's last
+///   one (an update lost for good), found by ``missing(expected:)``.
+public struct ProbeTracker: Sendable {
+    /// Delay from the report's due time to the client's publisher, in microseconds.
+    public private(set) var delays = Histogram<UInt64>(
+        lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+    /// New sequence numbers seen.
+    public private(set) var deliveries = 0
+    /// Sequence numbers skipped by coalescing.
+    public private(set) var coalesced: UInt64 = 0
+    /// Deliveries of a device with nothing new.
+    public private(set) var duplicates = 0
+    /// Sequence numbers lower than one already seen.
+    public private(set) var regressions = 0
+    /// Deliveries of a device whose probe did not move but whose state did (the real attribute and the
+    /// probe landing in two revisions); neither loss nor repetition.
+    public private(set) var intermediate = 0
+    /// Last sequence number and state hash seen per device.
+    public private(set) var last: [String: (seq: UInt64, state: Int)] = [:]
+
+    public init() {}
+
+    /// A device as a publisher delivered it at `now` (monotonic ns). `state` is a hash of the whole device,
+    /// to tell a repeated delivery from an intermediate one; `isItem` is false for whole-set emissions,
+    /// where unchanged devices are expected.
+    public mutating func observe(device: String, reading: LoadProbe.Reading, state: Int, now: UInt64, isItem: Bool) {
+        guard let previous = last[device] else {
+            last[device] = (reading.seq, state)  // the baseline: what the client had before measuring
+            return
+        }
+        if reading.seq > previous.seq {
+            deliveries += 1
+            coalesced += reading.seq - previous.seq - 1
+            _ = delays.record((now - min(now, reading.sentAt)) / 1000)
+        } else if reading.seq < previous.seq {
+            regressions += 1
+            return
+        } else if isItem {
+            if state == previous.state { duplicates += 1 } else { intermediate += 1 }
+        }
+        last[device] = (reading.seq, state)
+    }
+
+    /// The devices of `expected` (device → the driver's last `seq`) this client has not reached.
+    public func missing(expected: [String: UInt64]) -> [String] {
+        expected.compactMap { device, seq in (last[device]?.seq ?? 0) < seq ? device : nil }
+    }
+
+    /// Starts a new phase: the counters and delays reset, the last values stay as the baseline.
+    public mutating func startPhase() {
+        delays.reset()
+        deliveries = 0
+        coalesced = 0
+        duplicates = 0
+        regressions = 0
+        intermediate = 0
+    }
+}
