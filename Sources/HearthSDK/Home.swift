@@ -37,6 +37,8 @@ public final class Home: Sendable {
     let token: String
     let store = HomeStore()
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    /// Set by ``close()``: calls from then on are `cancelled`, not whatever the closed connection answers.
+    private let closed = Atomic(false)
     /// Each device converted once per version, whatever the number of subscribers and emissions.
     private let converted = Mutex<[String: HomeDevice]>([:])
 
@@ -67,6 +69,7 @@ public final class Home: Sendable {
 
     /// Stops the watch stream and the connection; publishers finish, later calls fail with `cancelled`.
     public func close() {
+        closed.store(true, ordering: .sequentiallyConsistent)
         watcher.withLock { $0 }?.cancel()
         store.end(nil)
         client.close()
@@ -119,13 +122,18 @@ public final class Home: Sendable {
         return CallOptions(timeout: configuration.callTimeout, metadata: metadata)
     }
 
-    /// A unary call with the home's token and deadline; errors as ``HomeError``.
+    private var isClosed: Bool { closed.load(ordering: .sequentiallyConsistent) }
+
+    /// A unary call with the home's token and deadline; errors as ``HomeError``, `cancelled` once the home is
+    /// closed (also for a call the closing cut short).
     func call<Request: Sendable, Response: Sendable>(_ method: MethodDescriptor<Request, Response>, _ request: Request)
         async throws(HomeError) -> Response
     {
+        guard !isClosed else { throw HomeError(.cancelled, "the home is closed") }
         do {
             return try await client.unary(method, request: request, options: callOptions)
         } catch {
+            if isClosed { throw HomeError(.cancelled, "the home is closed") }
             throw HomeError.from(error)
         }
     }
