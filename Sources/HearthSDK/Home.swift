@@ -113,6 +113,22 @@ public final class Home: Sendable {
         HomeUpdates(home: self, render: Query<HomeDevice>.single(id, home: self))
     }
 
+    /// ``structure(id:)`` as an asynchronous sequence: the structure now, then each change of it; ends when it
+    /// is removed (at once if there is none).
+    ///
+    /// ```swift
+    /// for try await structure in home.structureUpdates(id: "home") { print(structure.name) }
+    /// ```
+    public func structureUpdates(id: String) -> HomeUpdates<Structure> {
+        HomeUpdates(home: self, render: Query<Structure>.single(id, home: self))
+    }
+
+    /// ``room(id:)`` as an asynchronous sequence: the room now, then each change of it; ends when it is
+    /// deleted (at once if there is none).
+    public func roomUpdates(id: String) -> HomeUpdates<Room> {
+        HomeUpdates(home: self, render: Query<Room>.single(id, home: self))
+    }
+
     /// The hub's revision the cache has reached (0 before the first snapshot).
     public var revision: UInt64 { store.snapshot.revision }
 
