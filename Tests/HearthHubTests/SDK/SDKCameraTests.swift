@@ -95,6 +95,18 @@ struct SDKCameraTests {
         }
     }
 
+    @Test("a session expires after its duration: the camera drops it and extendLiveView is then notFound")
+    func expiry() async throws {
+        try await withCameraHome(configure: { $0.liveSessionSeconds = 1 }) { _, simulation, home in
+            let liveView = try #require(try await home.cachedDevice("camera/camera-0").types.get(GoogleCameraDeviceType.self)?
+                .googleTraits.webRtcLiveViewTrait)
+            let started = try await liveView.startLiveView(offerSdp: ExampleOffer.chrome())
+            #expect(started.liveSessionDurationSeconds == 1 && simulation.counts.commands == 1)
+            _ = try await eventually { simulation.heldSessions("camera-0") == 0 ? true : nil }
+            await expectHomeError(.notFound) { try await liveView.extendLiveView(mediaSessionId: started.mediaSessionId) }
+        }
+    }
+
     @Test("driver and hub refusals arrive as HomeError codes with the driver's message")
     func errors() async throws {
         try await withCameraHome(configure: { $0.maxLiveSessions = 2 }) { _, simulation, home in

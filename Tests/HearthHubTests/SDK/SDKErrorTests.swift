@@ -1,5 +1,6 @@
 import Foundation
 import HearthDriverKit
+import HearthProto
 import HearthSDK
 import HearthWire
 import OpenCombineShim
@@ -100,6 +101,36 @@ struct SDKErrorTests {
             let none = Recorder(home.device(id: "lights/spare"))
             #expect(try await eventually { none.completion.withLock { $0 } } == .finished)
             #expect(none.count == 0)
+        }
+    }
+
+    @Test("an event subscriber more than eventBacklog events behind is ended with resourceExhausted, not thinned")
+    func eventBacklog() async throws {
+        typealias StateChange = Matter.BooleanStateTrait.StateChangeEvent
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
+                let door = driver.add(contactSensor("door"))
+                try await withDriver(driver) {
+                    try await client.waitForDevice("lights/door") { $0.connectivity == .online }
+                    var configuration = Home.Configuration()
+                    configuration.eventBacklog = 5
+                    let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin, configuration: configuration)
+                    let witness = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin)
+                    defer {
+                        home.close()
+                        witness.close()
+                    }
+                    var stuck = try await home.cachedDevice("lights/door").eventUpdates(StateChange.self).makeAsyncIterator()
+                    let seen = Recorder(try await witness.cachedDevice("lights/door").events(StateChange.self))
+                    for index in 0..<20 { try door.emit(StateChange(stateValue: index % 2 == 0)) }
+                    // The witness (default backlog) gets all 20; once the stuck home's cache is as far, read.
+                    let last = try await eventually { seen.count == 20 ? seen.values.withLock { $0.last } : nil }
+                    _ = try await eventually { home.revision >= last.revision ? true : nil }
+                    let error = await expectHomeError(.resourceExhausted) { _ = try await stuck.next() }
+                    #expect(error?.message.contains("more than 5 events") == true, "\(String(describing: error))")
+                }
+            }
         }
     }
 
