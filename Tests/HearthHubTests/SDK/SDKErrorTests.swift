@@ -36,8 +36,8 @@ struct SDKErrorTests {
             let devices = Recorder(home.devices().batched())
             let error = await expectHomeError(.unauthenticated) { _ = try await home.structures().list() }
             #expect(error?.message.isEmpty == false)
-            let completion = try await eventually { devices.completion.withLock { $0 } }
-            #expect(completion == .failure(HomeError(.unauthenticated, error?.message ?? "")))
+            let ended = try await devices.completed()
+            #expect(ended == .failure(HomeError(.unauthenticated, error?.message ?? "")))
             #expect(devices.count == 0)
         }
     }
@@ -50,13 +50,12 @@ struct SDKErrorTests {
             let devices = Recorder(home.devices().batched())
             _ = try await eventually { devices.count == 1 ? true : nil }
             home.close()
-            #expect(try await eventually { devices.completion.withLock { $0 } } == .finished)
+            #expect(try await devices.completed() == .finished)
             await expectHomeError(.cancelled) { _ = try await home.devices().list() }
             await expectHomeError(.cancelled) { try await onOff.on() }
             await expectHomeError(.cancelled) { _ = try await lamp.setName("Closed") }
             let late = Recorder(home.device(id: "lights/lamp"))
-            #expect(try await eventually { late.completion.withLock { $0 } } == .finished)
-            #expect(late.count == 0)
+            #expect(try await late.completed() == .finished && late.count == 0)
         }
     }
 
@@ -99,38 +98,29 @@ struct SDKErrorTests {
             await expectHomeError(.notFound) { try await onOff.on() }
             await expectHomeError(.notFound) { _ = try await spare.setName("Gone") }
             let none = Recorder(home.device(id: "lights/spare"))
-            #expect(try await eventually { none.completion.withLock { $0 } } == .finished)
-            #expect(none.count == 0)
+            #expect(try await none.completed() == .finished && none.count == 0)
         }
     }
 
     @Test("an event subscriber more than eventBacklog events behind is ended with resourceExhausted, not thinned")
     func eventBacklog() async throws {
         typealias StateChange = Matter.BooleanStateTrait.StateChangeEvent
-        try await withTemporaryDirectory { dir in
-            try await withHub(directory: dir) { _, client in
-                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port))
-                let door = driver.add(contactSensor("door"))
-                try await withDriver(driver) {
-                    try await client.waitForDevice("lights/door") { $0.connectivity == .online }
-                    var configuration = Home.Configuration()
-                    configuration.eventBacklog = 5
-                    let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin, configuration: configuration)
-                    let witness = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin)
-                    defer {
-                        home.close()
-                        witness.close()
-                    }
-                    var stuck = try await home.cachedDevice("lights/door").eventUpdates(StateChange.self).makeAsyncIterator()
-                    let seen = Recorder(try await witness.cachedDevice("lights/door").events(StateChange.self))
-                    for index in 0..<20 { try door.emit(StateChange(stateValue: index % 2 == 0)) }
-                    // The witness (default backlog) gets all 20; once the stuck home's cache is as far, read.
-                    let last = try await eventually { seen.count == 20 ? seen.values.withLock { $0.last } : nil }
-                    _ = try await eventually { home.revision >= last.revision ? true : nil }
-                    let error = await expectHomeError(.resourceExhausted) { _ = try await stuck.next() }
-                    #expect(error?.message.contains("more than 5 events") == true, "\(String(describing: error))")
-                }
-            }
+        try await withHomeAndLights([]) { _, client, driver, witness in
+            let door = driver.add(contactSensor("door"))
+            try await client.waitForDevice("lights/door") { $0.connectivity == .online }
+            var configuration = Home.Configuration()
+            configuration.eventBacklog = 5
+            let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin, configuration: configuration)
+            defer { home.close() }
+            var stuck = try await home.cachedDevice("lights/door").eventUpdates(StateChange.self).makeAsyncIterator()
+            let witnessed = try await eventually { try await witness.devices().list().first { $0.id == "lights/door" } }
+            let seen = Recorder(witnessed.events(StateChange.self))
+            for index in 0..<20 { try door.emit(StateChange(stateValue: index % 2 == 0)) }
+            // The witness (default backlog) gets all 20; once the stuck home's cache is as far, read.
+            let last = try await eventually { seen.count == 20 ? seen.values.withLock { $0.last } : nil }
+            _ = try await eventually { home.revision >= last.revision ? true : nil }
+            let error = await expectHomeError(.resourceExhausted) { _ = try await stuck.next() }
+            #expect(error?.message.contains("more than 5 events") == true, "\(String(describing: error))")
         }
     }
 

@@ -55,15 +55,15 @@ struct SDKQueryTests {
             #expect(try await roomTwin.next()?.name == "Study")
             #expect(try await structureTwin.next()?.name == "Flat")
             try await structure.deleteRoom(den)
-            #expect(try await eventually { room.completion.withLock { $0 } } == .finished)
+            #expect(try await room.completed() == .finished)
             #expect(try await roomTwin.next() == nil)
             #expect(room.values.withLock { $0.map(\.name) } == ["Den", "Study"])
             #expect(room.values.withLock { $0.allSatisfy { $0.id == den.id && $0.structureID == structure.id } })
 
             let noRoom = Recorder(home.room(id: "nope"))
             let noStructure = Recorder(home.structure(id: "nope"))
-            #expect(try await eventually { noRoom.completion.withLock { $0 } } == .finished && noRoom.count == 0)
-            #expect(try await eventually { noStructure.completion.withLock { $0 } } == .finished && noStructure.count == 0)
+            #expect(try await noRoom.completed() == .finished && noRoom.count == 0)
+            #expect(try await noStructure.completed() == .finished && noStructure.count == 0)
         }
     }
 

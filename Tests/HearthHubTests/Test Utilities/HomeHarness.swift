@@ -2,6 +2,8 @@ import Foundation
 import HearthCameraSim
 import HearthProto
 import HearthSDK
+import OpenCombineShim
+import Synchronization
 import Testing
 
 /// A hub, the camera simulation (``withCameraSimulation(_:configure:_:)``) with every device online, and a
@@ -44,4 +46,11 @@ func expectHomeError(
         Issue.record("expected HomeError \(code), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+extension Recorder {
+    /// The publisher's completion, waiting for it (bounded by ``eventually(timeout:_:sourceLocation:)``).
+    func completed(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Subscribers.Completion<HomeError> {
+        try await eventually({ completion.withLock { $0 } }, sourceLocation: sourceLocation)
+    }
 }
