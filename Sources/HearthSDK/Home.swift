@@ -37,6 +37,8 @@ public final class Home: Sendable {
     let token: String
     let store = HomeStore()
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    /// Set by ``close()``: calls from then on are `cancelled`, not whatever the closed connection answers.
+    private let closed = Atomic(false)
     /// Each device converted once per version, whatever the number of subscribers and emissions.
     private let converted = Mutex<[String: HomeDevice]>([:])
 
@@ -67,6 +69,7 @@ public final class Home: Sendable {
 
     /// Stops the watch stream and the connection; publishers finish, later calls fail with `cancelled`.
     public func close() {
+        closed.store(true, ordering: .sequentiallyConsistent)
         watcher.withLock { $0 }?.cancel()
         store.end(nil)
         client.close()
@@ -110,6 +113,22 @@ public final class Home: Sendable {
         HomeUpdates(home: self, render: Query<HomeDevice>.single(id, home: self))
     }
 
+    /// ``structure(id:)`` as an asynchronous sequence: the structure now, then each change of it; ends when it
+    /// is removed (at once if there is none).
+    ///
+    /// ```swift
+    /// for try await structure in home.structureUpdates(id: "home") { print(structure.name) }
+    /// ```
+    public func structureUpdates(id: String) -> HomeUpdates<Structure> {
+        HomeUpdates(home: self, render: Query<Structure>.single(id, home: self))
+    }
+
+    /// ``room(id:)`` as an asynchronous sequence: the room now, then each change of it; ends when it is
+    /// deleted (at once if there is none).
+    public func roomUpdates(id: String) -> HomeUpdates<Room> {
+        HomeUpdates(home: self, render: Query<Room>.single(id, home: self))
+    }
+
     /// The hub's revision the cache has reached (0 before the first snapshot).
     public var revision: UInt64 { store.snapshot.revision }
 
@@ -119,13 +138,18 @@ public final class Home: Sendable {
         return CallOptions(timeout: configuration.callTimeout, metadata: metadata)
     }
 
-    /// A unary call with the home's token and deadline; errors as ``HomeError``.
+    private var isClosed: Bool { closed.load(ordering: .sequentiallyConsistent) }
+
+    /// A unary call with the home's token and deadline; errors as ``HomeError``, `cancelled` once the home is
+    /// closed (also for a call the closing cut short).
     func call<Request: Sendable, Response: Sendable>(_ method: MethodDescriptor<Request, Response>, _ request: Request)
         async throws(HomeError) -> Response
     {
+        guard !isClosed else { throw HomeError(.cancelled, "the home is closed") }
         do {
             return try await client.unary(method, request: request, options: callOptions)
         } catch {
+            if isClosed { throw HomeError(.cancelled, "the home is closed") }
             throw HomeError.from(error)
         }
     }

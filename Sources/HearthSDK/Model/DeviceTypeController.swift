@@ -48,6 +48,18 @@ public struct DeviceTypeController: Sendable, Hashable {
         HomeUpdates(home: home, render: Self.renderer(deviceID, home) { $0[T.self] })
     }
 
+    /// ``subscribeAll()`` as an asynchronous sequence: all the device's types now, then again each time one
+    /// of their traits changes; ends when the device is removed.
+    ///
+    /// ```swift
+    /// for try await types in device.types.updatesAll() {
+    ///     print(types[OnOffLightDeviceType.self]?.matterTraits.onOffTrait?.attributes.onOff as Any)
+    /// }
+    /// ```
+    public func updatesAll() -> HomeUpdates<DeviceTypeCollection> {
+        HomeUpdates(home: home, render: Self.renderer(deviceID, home) { $0 })
+    }
+
     /// Renders what `pick` takes from the device's types, only when it differs from what was last emitted;
     /// finishes (an empty output list and no more) when the device lacks it or leaves.
     static func renderer<V: Hashable & Sendable>(
