@@ -33,6 +33,8 @@ public struct LoadPlan: Codable, Sendable, Hashable {
     public var settleSeconds: Double
     /// Seconds to wait for every device to register.
     public var registerTimeout: Double
+    /// Whether a separate client process measures one `list()` and the cache's memory per device.
+    public var measureClientFootprint = true
 
     /// The presets by name.
     public static let presets: [String: LoadPlan] = [
@@ -48,6 +50,15 @@ public struct LoadPlan: Codable, Sendable, Hashable {
             name: "building", devices: 100_000, drivers: 50, clients: [.batched: 5, .stream: 5, .devices: 5, .types: 5],
             devicesPerPickClient: 20, seconds: 10, startRate: 1000, rates: [], maxRate: 64000, refineSteps: 1,
             latencyTarget: 50, commandRate: 100, commandSeconds: 10, stall: true, settleSeconds: 120, registerTimeout: 1200),
+        // The SDK benchmark (tools/Benchmarks/sdk.sh): one batched and one stream client at 10k reports/s.
+        "sdk-10k": LoadPlan(
+            name: "sdk-10k", devices: 10_000, drivers: 4, clients: [.batched: 1, .stream: 1], devicesPerPickClient: 0,
+            seconds: 10, startRate: 10_000, rates: [10_000], maxRate: 10_000, refineSteps: 0, latencyTarget: 50,
+            commandRate: 0, commandSeconds: 0, stall: false, settleSeconds: 60, registerTimeout: 300),
+        "sdk-100k": LoadPlan(
+            name: "sdk-100k", devices: 100_000, drivers: 10, clients: [.batched: 1, .stream: 1], devicesPerPickClient: 0,
+            seconds: 10, startRate: 10_000, rates: [10_000], maxRate: 10_000, refineSteps: 0, latencyTarget: 50,
+            commandRate: 0, commandSeconds: 0, stall: false, settleSeconds: 120, registerTimeout: 1200),
     ]
 
     /// Every client kind with its count, in a stable order.

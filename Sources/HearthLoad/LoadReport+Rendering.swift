@@ -11,6 +11,12 @@ extension LoadReport {
             String(format: "hub start %.2f s · all devices online %.2f s · first list() median %.2f s, max %.2f s",
                 hubStartSeconds, registerSeconds, Self.median(Array(firstListSeconds.values)),
                 firstListSeconds.values.max() ?? 0))
+        if let footprint = clientFootprint {
+            out.append(
+                String(format: "one client alone: list() of %d devices in %.2f s, %.0f bytes per device (RSS %.0f → %.0f MiB)",
+                    footprint.devices, footprint.listSeconds, footprint.bytesPerDevice,
+                    Double(footprint.residentBefore) / 1_048_576, Double(footprint.residentAfter) / 1_048_576))
+        }
         out.append("")
         let header = ["phase", "rate/s", "sent", "deliv/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
                       "coalesced", "gaps", "dups", "regr", "hub CPU%", "hub MiB", "lag ms", "pass"]

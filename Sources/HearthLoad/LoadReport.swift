@@ -93,6 +93,8 @@ public struct LoadReport: Codable, Sendable, Hashable {
     public var hubPeakMemoryMiB: Double
     /// Publishers that ended with an error.
     public var clientFailures: [String: String]
+    /// One fresh client process's first `list()` and memory per device, when measured.
+    public var clientFootprint: ClientFootprint?
 
     /// Whether nothing was lost, repeated, reordered or failed (latency aside).
     public var clean: Bool {

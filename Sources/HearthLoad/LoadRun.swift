@@ -59,13 +59,15 @@ public final class LoadRun: Sendable {
     private func measure(_ fleet: inout Fleet, hubStartSeconds: Double) async throws -> LoadReport {
         let registerSeconds = try await startDrivers(&fleet)
         logger.info("load.registered", metadata: ["seconds": "\(registerSeconds)"])
+        let footprint = plan.measureClientFootprint ? try await measureFootprint(fleet) : nil
         try await startClients(&fleet)
         var report = LoadReport(
             plan: plan, cores: ProcessInfo.processInfo.activeProcessorCount, hubStartSeconds: hubStartSeconds,
             registerSeconds: registerSeconds,
             firstListSeconds: Dictionary(
                 uniqueKeysWithValues: (fleet.clients + [fleet.stalled].compactMap { $0 }).map { ($0.name, $0.firstList) }),
-            phases: [], commands: nil, maxSustainedRate: nil, hubPeakMemoryMiB: 0, clientFailures: [:])
+            phases: [], commands: nil, maxSustainedRate: nil, hubPeakMemoryMiB: 0, clientFailures: [:],
+            clientFootprint: footprint)
         var search = RateSearch(plan: plan)
         while let rate = search.next {
             let phase = try await ratePhase(fleet, rate: rate, stall: nil)
@@ -134,6 +136,17 @@ public final class LoadRun: Sendable {
             try await Task.sleep(for: .milliseconds(plan.devices > 10_000 ? 1000 : 100))
         }
         throw LoadError("the devices did not all come online within \(Int(plan.registerTimeout)) s")
+    }
+
+    /// A fresh `hearth-load sdk-client` process lists the home alone and reports its footprint.
+    private func measureFootprint(_ fleet: Fleet) async throws -> ClientFootprint {
+        let child = try ChildProcess(executables.load, ["sdk-client", "--address", fleet.address, "--token", Self.clientToken])
+        let line = await child.line(timeout: .seconds(plan.registerTimeout), where: { $0.hasPrefix("FOOTPRINT ") })
+        await child.stop(wait: .seconds(5))
+        guard let line, let footprint = ClientFootprint(line: line), footprint.devices == plan.devices else {
+            throw LoadError("the footprint client did not list every device")
+        }
+        return footprint
     }
 
     private func startClients(_ fleet: inout Fleet) async throws {

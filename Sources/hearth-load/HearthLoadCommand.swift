@@ -11,7 +11,7 @@ struct HearthLoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-load",
         abstract: "Load-tests a Hearth hub with driver processes and watching HearthSDK clients.",
-        subcommands: [Run.self, DriverProcess.self], defaultSubcommand: Run.self)
+        subcommands: [Run.self, DriverProcess.self, ClientFootprintProcess.self], defaultSubcommand: Run.self)
 }
 
 /// Runs a preset (or a custom plan) and writes the results.
@@ -89,5 +89,19 @@ struct DriverProcess: AsyncParsableCommand {
         let configuration = Driver.Configuration(hub: try Driver.Configuration.parseTarget(hub), token: token)
         let driver = LoadDriver(configuration: configuration, devices: LoadMix.devices(count: devices, driver: index), logger: logger)
         try await driver.run()
+    }
+}
+
+/// One fresh client process that connects, lists and reports its footprint (started by `run`).
+struct ClientFootprintProcess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sdk-client", abstract: "Times one Home's first list() and its memory per device (internal).")
+
+    @Option(help: "The hub: host:port.") var address: String
+    @Option(help: "A client token.") var token: String
+
+    func run() async throws {
+        let footprint = try await ClientFootprint.measure(address: address, token: token)
+        print(footprint.line)
     }
 }
