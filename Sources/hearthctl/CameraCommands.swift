@@ -69,7 +69,10 @@ extension CameraCommand.LiveView {
                 }
                 print("session: \(response.mediaSessionId)")
                 print("duration: \(response.liveSessionDurationSeconds) s")
-                if answerFile == nil { print("answer:\n\(response.answerSdp)", terminator: response.answerSdp.hasSuffix("\n") ? "" : "\n") }
+                if answerFile == nil {
+                    // By scalars: to Swift, the answer's final "\r\n" is one Character, which is not "\n".
+                    print("answer:\n\(response.answerSdp)", terminator: response.answerSdp.unicodeScalars.last == "\n" ? "" : "\n")
+                }
             }
         }
     }

@@ -12,7 +12,7 @@ struct Hearthctl: AsyncParsableCommand {
             The hub and token come from --hub and --token, else $HEARTH_HUB and $HEARTH_TOKEN \
             (default hub 127.0.0.1:7070). Devices, rooms and structures are named by id or by name.
 
-            Exit codes: 0 success, 1 other failure, 2 usage, 3 not found, 4 invalid argument, \
+            Exit codes: 0 success, 1 other failure, 64 usage (a missing or unknown argument), 3 not found, 4 invalid argument, \
             5 permission denied, 6 unauthenticated, 7 unavailable (hub or device offline), \
             8 deadline exceeded, 9 failed precondition. Errors go to standard error as \
             'hearthctl: <code>: <message>'.

@@ -61,6 +61,7 @@ struct HearthctlCameraTests {
             let session = try #require(Self.line("session: ", in: text), "\(text)")
             #expect(Self.line("duration: ", in: text) == "120 s", "\(text)")
             let answerText = try #require(text.range(of: "answer:\n").map { String(text[$0.upperBound...]) }, "\(text)")
+            #expect(answerText.hasSuffix("\r\n") && !answerText.hasSuffix("\r\n\n"), "the answer as sent, no blank line after")
             let answer = try SessionDescription(parsing: answerText)
             #expect(answer.media.map(\.kind) == ["audio", "video", "application"], "\(answerText)")
             #expect(simulation.liveSessions("camera-0").map(\.id) == [session])
@@ -191,6 +192,15 @@ struct HearthctlCameraTests {
             let (status, output) = try await Self.hearthctl(port, start + ["camera/camera-0", "--offer-file", offer.path])
             #expect(status == 7 && output.hasPrefix("hearthctl: unavailable: "), "\(output)")
         }
+    }
+
+    @Test("a usage error (a missing session) exits 64 with the usage on standard error, before any hub is asked")
+    func usage() async throws {
+        let outcome = try await ChildProcessIO.run(
+            builtProduct("hearthctl"), ["camera", "live-view", "stop", "camera/camera-0", "--hub", "127.0.0.1:1"],
+            timeout: .seconds(30))
+        #expect(outcome.status == 64, "\(outcome.output)")
+        #expect(outcome.output.contains("Missing expected argument '<session>'"), "\(outcome.output)")
     }
 
     @Test("the completion scripts know the camera subcommands")
