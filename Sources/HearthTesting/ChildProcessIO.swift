@@ -15,16 +15,28 @@ public enum ChildProcessIO {
         public var output: String
     }
 
-    /// Runs `executable` to completion, bounded by `timeout` (then terminated), with standard input empty.
-    public static func run(_ executable: URL, _ arguments: [String], timeout: Duration) async throws -> Outcome {
+    /// Runs `executable` to completion, bounded by `timeout` (then terminated), with `input` on its standard
+    /// input (empty when nil).
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: Data? = nil, timeout: Duration
+    ) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = input.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         try process.run()
+        if let input, let inputPipe {
+            // Written off the cooperative pool: a child that does not read would block the write.
+            let writer = inputPipe.fileHandleForWriting
+            DispatchQueue.global().async {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }
+        }
         async let text = readToEnd(output.fileHandleForReading)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {

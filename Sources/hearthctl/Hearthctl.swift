@@ -12,7 +12,7 @@ struct Hearthctl: AsyncParsableCommand {
             The hub and token come from --hub and --token, else $HEARTH_HUB and $HEARTH_TOKEN \
             (default hub 127.0.0.1:7070). Devices, rooms and structures are named by id or by name.
 
-            Exit codes: 0 success, 1 other failure, 2 usage, 3 not found, 4 invalid argument, \
+            Exit codes: 0 success, 1 other failure, 64 usage (a missing or unknown argument), 3 not found, 4 invalid argument, \
             5 permission denied, 6 unauthenticated, 7 unavailable (hub or device offline), \
             8 deadline exceeded, 9 failed precondition. Errors go to standard error as \
             'hearthctl: <code>: <message>'.
@@ -20,7 +20,7 @@ struct Hearthctl: AsyncParsableCommand {
         subcommands: [
             ListStructures.self, ListRooms.self, ListDevices.self, ShowDevice.self, Watch.self,
             Rename.self, RoomCommand.self, Move.self, SetAttribute.self, CallCommand.self,
-            ListDrivers.self, RestartDriver.self,
+            ListDrivers.self, RestartDriver.self, CameraCommand.self,
         ])
 
     /// Runs a subcommand's body with a connected home; a failure prints `hearthctl: <code>: <message>` to
@@ -30,13 +30,23 @@ struct Hearthctl: AsyncParsableCommand {
             let home = try options.connect()
             defer { home.close() }
             try await body(home)
-        } catch let error as ExitCode {
-            throw error
         } catch {
-            let failure = (error as? Failure) ?? Failure(error)
-            FileHandle.standardError.write(Data("hearthctl: \(failure.description)\n".utf8))
-            throw ExitCode(failure.code)
+            throw exit(error)
         }
+    }
+
+    /// Runs work that needs no hub (reading input) with the same error reporting as ``run(_:_:)``; done
+    /// before connecting, so that bad input never opens a connection.
+    static func local<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw exit(error) }
+    }
+
+    /// Prints `hearthctl: <code>: <message>` to standard error; the exit code to throw.
+    private static func exit(_ error: any Error) -> any Error {
+        if error is ExitCode { return error }
+        let failure = (error as? Failure) ?? Failure(error)
+        FileHandle.standardError.write(Data("hearthctl: \(failure.description)\n".utf8))
+        return ExitCode(failure.code)
     }
 }
 

@@ -31,7 +31,9 @@ final class HubProcess: Sendable {
         guard let line = await ChildProcessIO.readLine(handle, { !$0.hasPrefix("METRICS ") }) else {
             throw HubProcessError.exitedBeforeListening
         }
-        guard line.hasPrefix("LISTENING "), let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {
+        // "LISTENING <tcp address> [<unix socket>…]": the port ends the first address.
+        let first = line.split(separator: " ").dropFirst().first ?? ""
+        guard line.hasPrefix("LISTENING "), let colon = first.lastIndex(of: ":"), let port = Int(first[first.index(after: colon)...]) else {
             process.terminate()
             throw HubProcessError.unexpectedLine(line)
         }

@@ -91,11 +91,16 @@ public final class WireClient: Sendable {
     /// Closes the connection once calls in flight finish; later calls fail
     /// with UNAVAILABLE.
     public func close() {
-        let connection: Connection? = state.withLock { s in
+        let (connection, waiters) = state.withLock { s -> (Connection?, [CheckedContinuation<Connection, any Error>]) in
             defer { s = .closed }
-            if case .ready(let connection) = s { return connection }
-            return nil
+            switch s {
+            case .ready(let connection): return (connection, [])
+            // Calls waiting for a connection fail now; the connection, when it comes, is closed (`connected`).
+            case .connecting(let waiters): return (nil, waiters)
+            case .idle, .closed: return (nil, [])
+            }
         }
+        for waiter in waiters { waiter.resume(throwing: RPCError(code: .unavailable, message: "client is closed")) }
         guard let connection else { return }
         connection.channel.eventLoop.execute { connection.handler.value.closeGracefully() }
     }
