@@ -153,6 +153,7 @@ let package = Package(
                 .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,8 +16,10 @@ typealias FeedRender<Output: Sendable> =
 
 /// One subscriber's view of the cache: snapshots pushed by the store are coalesced here (the newest snapshot,
 /// the union of what changed since the last delivery, every event) and rendered into outputs only when the
-/// subscriber asks for the next one. A slow subscriber therefore costs the others nothing and never sees
-/// stale data after fresh; nothing queues without bound.
+/// subscriber asks for the next one, by the subscriber's own task. A slow subscriber therefore costs the
+/// others nothing: the store's push only merges and wakes, so the watch stream never waits for a rendering
+/// (a `batched()` rendering is a whole set). Nothing queues without bound, and a subscriber never sees stale
+/// data after fresh.
 final class Feed<Output: Sendable>: Sendable {
     typealias Render = FeedRender<Output>
 
@@ -26,9 +28,17 @@ final class Feed<Output: Sendable>: Sendable {
         var delta = HomeSnapshot.Delta()
         var delivered = false
         var ready: Deque<Output> = []
-        var waiter: CheckedContinuation<Output?, any Error>?
+        /// The subscriber waiting in ``next()`` for something to render or an end.
+        var waiter: CheckedContinuation<Void, Never>?
         var end: HomeError??  // .some(nil): finished; .some(error): failed
         var onCancel: (@Sendable () -> Void)?
+    }
+
+    /// What ``next()`` does after looking at the state.
+    private enum Step {
+        case deliver(Result<Output?, any Error>)
+        case render(first: Bool, HomeSnapshot, HomeSnapshot.Delta)
+        case wait
     }
 
     private let state = Mutex(State())
@@ -47,11 +57,11 @@ final class Feed<Output: Sendable>: Sendable {
     /// Called once registered with the store, to unregister on cancellation.
     func setOnCancel(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onCancel = body } }
 
-    /// A new snapshot from the store (synced ones only).
+    /// A new snapshot from the store (synced ones only): merged, and the waiting subscriber woken.
     func push(_ snapshot: HomeSnapshot) {
         var snapshot = snapshot
         if !keepsEvents { snapshot.delta.events = [] }
-        let resume = state.withLock { s -> (CheckedContinuation<Output?, any Error>, Result<Output?, any Error>)? in
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard s.end == nil else { return nil }
             if s.snapshot != nil { s.delta.formUnion(snapshot.delta) } else { s.delta = snapshot.delta }
             s.snapshot = snapshot
@@ -60,41 +70,49 @@ final class Feed<Output: Sendable>: Sendable {
                 s.snapshot = nil
                 s.delta = HomeSnapshot.Delta()
             }
-            guard let waiter = s.waiter else { return nil }
-            if let output = Self.take(&s, render) {
-                s.waiter = nil
-                return (waiter, .success(output))
-            }
-            guard case .some(let end) = s.end else { return nil }  // nothing of interest changed
-            s.waiter = nil
-            return (waiter, end.map { .failure($0) } ?? .success(nil))
+            defer { s.waiter = nil }
+            return s.waiter
         }
-        if let (waiter, outcome) = resume { waiter.resume(with: outcome) }
+        waiter?.resume()
     }
 
     /// Ends the feed after what is ready: nil finishes, an error fails.
     func finish(_ error: HomeError?) {
-        let waiter = state.withLock { s -> CheckedContinuation<Output?, any Error>? in
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard s.end == nil else { return nil }
             s.end = .some(error)
-            guard s.ready.isEmpty else { return nil }
             defer { s.waiter = nil }
             return s.waiter
         }
-        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+        waiter?.resume()
     }
 
-    /// The next output, waiting for one; nil when finished.
+    /// The next output, waiting for one; nil when finished. One caller at a time (a subscription's pump or
+    /// an iterator), which renders pending snapshots itself, outside the lock.
     func next() async throws -> Output? {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output?, any Error>) in
-                let outcome = state.withLock { s -> Result<Output?, any Error>? in
-                    if let output = Self.take(&s, render) { return .success(output) }
-                    if case .some(let end) = s.end { return end.map { .failure($0) } ?? .success(nil) }
-                    s.waiter = continuation
-                    return nil
+            while true {
+                switch state.withLock({ Self.step(&$0) }) {
+                case .deliver(let outcome): return try outcome.get()
+                case .render(let first, let snapshot, let delta):
+                    let step = render(first, snapshot, delta)
+                    state.withLock { s in
+                        guard s.end == nil else { return }  // ended or cancelled meanwhile
+                        switch step {
+                        case .values(let outputs): s.ready.append(contentsOf: outputs)
+                        case .finished: s.end = .some(nil)
+                        }
+                    }
+                case .wait:
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let ready = state.withLock { s -> Bool in
+                            if !s.ready.isEmpty || s.snapshot != nil || s.end != nil { return true }
+                            s.waiter = continuation
+                            return false
+                        }
+                        if ready { continuation.resume() }
+                    }
                 }
-                if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
             cancel()
@@ -106,25 +124,24 @@ final class Feed<Output: Sendable>: Sendable {
         let (waiter, onCancel) = state.withLock { s in
             s.end = .some(nil)
             s.ready.removeAll()
+            s.snapshot = nil
             defer { s.waiter = nil; s.onCancel = nil }
             return (s.waiter, s.onCancel)
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume()
         onCancel?()
     }
 
-    /// A ready output, rendering the pending snapshot if needed.
-    private static func take(_ s: inout State, _ render: Render) -> Output? {
-        while s.ready.isEmpty, s.end == nil, let snapshot = s.snapshot {
-            let step = render(!s.delivered, snapshot, s.delta)
-            s.snapshot = nil
-            s.delta = HomeSnapshot.Delta()
-            s.delivered = true
-            switch step {
-            case .values(let outputs): s.ready.append(contentsOf: outputs)
-            case .finished: s.end = .some(nil)
-            }
-        }
-        return s.ready.popFirst()
+    /// What is ready comes first, then an end, then a pending snapshot to render.
+    private static func step(_ s: inout State) -> Step {
+        if let output = s.ready.popFirst() { return .deliver(.success(output)) }
+        if case .some(let end) = s.end { return .deliver(end.map { .failure($0) } ?? .success(nil)) }
+        guard let snapshot = s.snapshot else { return .wait }
+        let first = !s.delivered
+        let delta = s.delta
+        s.snapshot = nil
+        s.delta = HomeSnapshot.Delta()
+        s.delivered = true
+        return .render(first: first, snapshot, delta)
     }
 }

@@ -1,3 +1,4 @@
+import HashTreeCollections
 import HearthModel
 import HearthProto
 
@@ -6,7 +7,9 @@ import HearthProto
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    var devices: [String: Hearth_V1_Device] = [:]
+    /// A persistent hash tree: each update copies only the path to the changed device, not the whole home
+    /// (a `Dictionary` shared with a subscriber's older snapshot was copied whole on every update).
+    var devices: TreeDictionary<String, Hearth_V1_Device> = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""

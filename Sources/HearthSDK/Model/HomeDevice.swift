@@ -12,40 +12,62 @@ import SwiftProtobuf
 /// }
 /// ```
 public struct HomeDevice: Sendable, Hashable, Identifiable {
-    /// The hub's id (`<driver>/<driver's id>`).
-    public let id: String
-    /// The user's name for it.
-    public let name: String
-    /// The structure it is in, if any.
-    public let structureID: String?
-    /// The room it is in, if any.
-    public let roomID: String?
-    /// Whether it is a Matter device.
-    public let isMatterDevice: Bool
-    /// Its traits' connectivity and data-source locality, aggregated.
-    public let sourceConnectivity: SourceConnectivity
-    /// Its device types (one per endpoint).
-    public let types: DeviceTypeController
-    /// The hub's revision of this version of the device (what ``Home/device(for:)`` caches by).
-    let revision: UInt64
-    let proto: Hearth_V1_Device
+    /// The values, shared by every copy: `batched()` hands out whole sets of devices, and a copy then costs
+    /// one reference count instead of one per member.
+    final class Storage: Sendable {
+        let id: String
+        let name: String
+        let structureID: String?
+        let roomID: String?
+        let isMatterDevice: Bool
+        let sourceConnectivity: SourceConnectivity
+        let types: DeviceTypeController
+        let revision: UInt64
+        let proto: Hearth_V1_Device
 
-    init(_ proto: Hearth_V1_Device, home: Home) {
-        id = proto.id
-        name = proto.name
-        structureID = proto.structureID.isEmpty ? nil : proto.structureID
-        roomID = proto.roomID.isEmpty ? nil : proto.roomID
-        isMatterDevice = proto.isMatterDevice
-        sourceConnectivity = SourceConnectivity(
-            connectivityState: ConnectivityState(proto: proto.connectivity),
-            dataSourceLocality: DataSourceLocality(proto: proto.locality))
-        types = DeviceTypeController(device: proto, home: home)
-        revision = proto.revision
-        self.proto = proto.withoutRevisions
+        init(_ proto: Hearth_V1_Device, home: Home) {
+            id = proto.id
+            name = proto.name
+            structureID = proto.structureID.isEmpty ? nil : proto.structureID
+            roomID = proto.roomID.isEmpty ? nil : proto.roomID
+            isMatterDevice = proto.isMatterDevice
+            sourceConnectivity = SourceConnectivity(
+                connectivityState: ConnectivityState(proto: proto.connectivity),
+                dataSourceLocality: DataSourceLocality(proto: proto.locality))
+            types = DeviceTypeController(device: proto, home: home)
+            revision = proto.revision
+            self.proto = proto.withoutRevisions
+        }
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.proto == rhs.proto }
-    public func hash(into hasher: inout Hasher) { hasher.combine(proto) }
+    let storage: Storage
+
+    /// The hub's id (`<driver>/<driver's id>`).
+    public var id: String { storage.id }
+    /// The user's name for it.
+    public var name: String { storage.name }
+    /// The structure it is in, if any.
+    public var structureID: String? { storage.structureID }
+    /// The room it is in, if any.
+    public var roomID: String? { storage.roomID }
+    /// Whether it is a Matter device.
+    public var isMatterDevice: Bool { storage.isMatterDevice }
+    /// Its traits' connectivity and data-source locality, aggregated.
+    public var sourceConnectivity: SourceConnectivity { storage.sourceConnectivity }
+    /// Its device types (one per endpoint).
+    public var types: DeviceTypeController { storage.types }
+    /// The hub's revision of this version of the device (what ``Home/device(for:)`` caches by).
+    var revision: UInt64 { storage.revision }
+    var proto: Hearth_V1_Device { storage.proto }
+
+    init(_ proto: Hearth_V1_Device, home: Home) {
+        storage = Storage(proto, home: home)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storage === rhs.storage || lhs.proto == rhs.proto }
+    /// Hashes the id only: equal devices have equal ids, and a `Set<HomeDevice>` (what `batched()` emits)
+    /// then costs one string hash per device instead of hashing every trait value of every device.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
     /// Renames the device. Names longer than 60 code points are cut to 60.
     /// - Returns: the device as stored (this value is unchanged).
