@@ -39,6 +39,8 @@ public final class LoadClient: Sendable {
     let failure = Mutex<String?>(nil)
     let stallUntil = Atomic<UInt64>(0)
     let subscriptions = Mutex(Cancellables(all: []))
+    /// What a `batched` client's last emission held.
+    let lastSet = Mutex<[String: HomeDevice]>([:])
 
     /// Connects, waits for the first `list()`, and subscribes.
     /// - Parameter pick: how many devices a `devices` or `types` client watches (chosen evenly).
@@ -66,8 +68,16 @@ public final class LoadClient: Sendable {
         case .batched:
             out.append(sink(home.devices().batched()) { client, set in
                 let now = client.stallIfAsked()
+                // Only the devices that differ from the last emission are read (an unchanged device is the
+                // same value, compared in O(1)), so the measurement costs little beside the SDK's own work.
+                let changed = client.lastSet.withLock { last in
+                    set.filter { device in
+                        defer { last[device.id] = device }
+                        return last[device.id] != device
+                    }
+                }
                 client.tracker.withLock { tracker in
-                    for device in set {
+                    for device in changed {
                         guard let reading = Self.reading(device) else { continue }
                         tracker.observe(device: device.id, reading: reading, state: 0, now: now, isItem: false)
                     }
@@ -108,7 +118,12 @@ public final class LoadClient: Sendable {
     }
 
     private func observe(_ device: HomeDevice) {
-        observe(device.id, Self.reading(device), device.hashValue)
+        var state = Hasher()  // the device's whole state (HomeDevice hashes its id only)
+        state.combine(device.name)
+        state.combine(device.roomID)
+        state.combine(device.sourceConnectivity)
+        state.combine(device.types.all)
+        observe(device.id, Self.reading(device), state.finalize())
     }
 
     private func observe(_ id: String, _ reading: LoadProbe.Reading?, _ state: Int) {

@@ -17,6 +17,9 @@ extension LoadReport {
                     footprint.devices, footprint.listSeconds, footprint.bytesPerDevice,
                     Double(footprint.residentBefore) / 1_048_576, Double(footprint.residentAfter) / 1_048_576))
         }
+        if let peer = peerListSeconds {
+            out.append(String(format: "peer (HEARTH_LOAD_PEER_LIST) to its synced mark: %.2f s", peer))
+        }
         out.append("")
         let header = ["phase", "rate/s", "sent", "deliv/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
                       "coalesced", "gaps", "dups", "regr", "hub CPU%", "hub MiB", "lag ms", "pass"]

@@ -95,6 +95,9 @@ public struct LoadReport: Codable, Sendable, Hashable {
     public var clientFailures: [String: String]
     /// One fresh client process's first `list()` and memory per device, when measured.
     public var clientFootprint: ClientFootprint?
+    /// The same first listing by the peer command (`HEARTH_LOAD_PEER_LIST`, e.g. the stock grpcio client
+    /// watching to its synced mark), when one was given.
+    public var peerListSeconds: Double?
 
     /// Whether nothing was lost, repeated, reordered or failed (latency aside).
     public var clean: Bool {

@@ -60,6 +60,7 @@ public final class LoadRun: Sendable {
         let registerSeconds = try await startDrivers(&fleet)
         logger.info("load.registered", metadata: ["seconds": "\(registerSeconds)"])
         let footprint = plan.measureClientFootprint ? try await measureFootprint(fleet) : nil
+        let peerList = plan.measureClientFootprint ? try await measurePeerList(fleet) : nil
         try await startClients(&fleet)
         var report = LoadReport(
             plan: plan, cores: ProcessInfo.processInfo.activeProcessorCount, hubStartSeconds: hubStartSeconds,
@@ -67,7 +68,7 @@ public final class LoadRun: Sendable {
             firstListSeconds: Dictionary(
                 uniqueKeysWithValues: (fleet.clients + [fleet.stalled].compactMap { $0 }).map { ($0.name, $0.firstList) }),
             phases: [], commands: nil, maxSustainedRate: nil, hubPeakMemoryMiB: 0, clientFailures: [:],
-            clientFootprint: footprint)
+            clientFootprint: footprint, peerListSeconds: peerList)
         var search = RateSearch(plan: plan)
         while let rate = search.next {
             let phase = try await ratePhase(fleet, rate: rate, stall: nil)
@@ -93,12 +94,15 @@ public final class LoadRun: Sendable {
         let socket = directory.appendingPathComponent("hub.sock").path
         let drivers = (1...plan.drivers).map { ["id": "load-\($0)", "token": "load-driver-\($0)"] }
         let object: [String: Any] = [
-            "listen": "127.0.0.1:0", "socket": socket, "data_dir": directory.appendingPathComponent("data").path,
+            "listen": "127.0.0.1:0", "metrics_listen": "127.0.0.1:0", "socket": socket, "data_dir": directory.appendingPathComponent("data").path,
             "structures": [["id": "home", "name": "Home"]],
             "clients": [["token": Self.clientToken, "user": "load", "role": "admin"]], "drivers": drivers,
         ]
         try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: config)
         let hub = try ChildProcess(executables.hub, ["--config", config.path, "--log-level", "warning"])
+        if let metrics = await hub.line(timeout: .seconds(60), where: { $0.hasPrefix("METRICS ") }) {
+            logger.info("load.hub.metrics", metadata: ["address": "\(metrics.dropFirst(8))"])
+        }
         guard let line = await hub.line(timeout: .seconds(60), where: { $0.hasPrefix("LISTENING ") }),
             let tcp = line.split(separator: " ").first(where: { $0.contains("IPv4") || $0.contains("IPv6") }),
             let colon = tcp.lastIndex(of: ":"), let port = Int(tcp[tcp.index(after: colon)...])
@@ -147,6 +151,19 @@ public final class LoadRun: Sendable {
             throw LoadError("the footprint client did not list every device")
         }
         return footprint
+    }
+
+    /// Times the peer listing command of `HEARTH_LOAD_PEER_LIST` (given `watch --until-synced --target ADDRESS
+    /// --token TOKEN --timeout 600`, its output discarded); nil without one.
+    private func measurePeerList(_ fleet: Fleet) async throws -> Double? {
+        guard let command = ProcessInfo.processInfo.environment["HEARTH_LOAD_PEER_LIST"], !command.isEmpty else { return nil }
+        let start = LoadProbe.now()
+        let peer = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "\(command) watch --until-synced --target \(fleet.address) --token \(Self.clientToken) --timeout 600 > /dev/null"])
+        while peer.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        guard peer.process.terminationStatus == 0 else { throw LoadError("the peer list command failed: \(command)") }
+        return seconds(since: start)
     }
 
     private func startClients(_ fleet: inout Fleet) async throws {

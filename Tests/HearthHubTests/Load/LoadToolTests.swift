@@ -100,7 +100,7 @@ import Testing
         let report = LoadReport(
             plan: LoadPlan.presets["small"]!, cores: 2, hubStartSeconds: 0.2, registerSeconds: 0.5,
             firstListSeconds: ["batched-1": 0.1], phases: [phase(100, true), phase(400, false)], commands: nil,
-            maxSustainedRate: 100, hubPeakMemoryMiB: 70, clientFailures: [:], clientFootprint: nil)
+            maxSustainedRate: 100, hubPeakMemoryMiB: 70, clientFailures: [:], clientFootprint: nil, peerListSeconds: nil)
         #expect(!report.clean)  // the second phase lost updates
         #expect(report.table.contains("result: FAILED"))
         #expect(report.table.contains("highest rate with p99 < 50 ms and nothing lost: 100 reports/s"))
