@@ -1,6 +1,7 @@
 import HashTreeCollections
 import HearthModel
 public import OpenCombineShim
+import Synchronization
 
 /// An object kind the home holds: structures, rooms or devices.
 public protocol HomeObject: Sendable, Hashable, Identifiable where ID == String {
@@ -53,11 +54,31 @@ public struct Query<T: HomeObject>: Sendable {
     /// ``stream()`` as an asynchronous sequence.
     public var changes: HomeUpdates<T> { HomeUpdates(home: home, render: streamRender) }
 
+    /// Renders the whole set the first time, then updates the set it last emitted with only what changed:
+    /// an emission costs a copy of the set, not a rebuild of every object.
     private var batchRender: FeedRender<Set<T>> {
-        { [home] first, snapshot, delta in
+        let last = Mutex<(set: Set<T>, byID: [String: T])?>(nil)
+        return { [home] first, snapshot, delta in
             let view = HomeSnapshotView(snapshot: snapshot, delta: delta, home: home)
-            guard first || !T.changed(in: view).isEmpty else { return .values([]) }
-            return .values([Set(T.all(in: view))])
+            return last.withLock { last in
+                guard !first, var (set, byID) = last else {
+                    let all = T.all(in: view)
+                    last = (Set(all), Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { $1 }))
+                    return .values([last!.set])
+                }
+                let changed = T.changed(in: view)
+                guard !changed.isEmpty else { return .values([]) }
+                last = nil  // the set is uniquely held while it is updated
+                for id in changed {
+                    if let old = byID.removeValue(forKey: id) { set.remove(old) }
+                    if let new = T.one(id, in: view) {
+                        byID[id] = new
+                        set.insert(new)
+                    }
+                }
+                last = (set, byID)
+                return .values([set])
+            }
         }
     }
 

@@ -8,11 +8,19 @@ struct FeedPublisher<Output: Sendable>: Publisher {
     typealias Failure = HomeError
 
     let home: Home
-    var keepsEvents = false
-    let render: FeedRender<Output>
+    let keepsEvents: Bool
+    /// Makes each subscription's renderer: a renderer may keep state (the last set emitted), which one
+    /// subscription must not share with another of the same publisher.
+    let render: @Sendable () -> FeedRender<Output>
+
+    init(home: Home, keepsEvents: Bool = false, render: @autoclosure @escaping @Sendable () -> FeedRender<Output>) {
+        self.home = home
+        self.keepsEvents = keepsEvents
+        self.render = render
+    }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
-        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render())
         let subscription = FeedSubscription(feed: feed, subscriber: subscriber)
         subscriber.receive(subscription: subscription)
         home.store.attach(feed)
@@ -106,11 +114,18 @@ where S.Input: Sendable, S.Failure == HomeError {
 public struct HomeUpdates<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
     let home: Home
-    var keepsEvents = false
-    let render: FeedRender<Element>
+    let keepsEvents: Bool
+    /// Makes each iterator's renderer (see ``FeedPublisher``).
+    let render: @Sendable () -> FeedRender<Element>
+
+    init(home: Home, keepsEvents: Bool = false, render: @autoclosure @escaping @Sendable () -> FeedRender<Element>) {
+        self.home = home
+        self.keepsEvents = keepsEvents
+        self.render = render
+    }
 
     public func makeAsyncIterator() -> Iterator {
-        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render)
+        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render())
         home.store.attach(feed)
         return Iterator(handle: FeedHandle(feed: feed))
     }

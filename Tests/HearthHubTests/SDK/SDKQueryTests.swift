@@ -37,6 +37,29 @@ struct SDKQueryTests {
         }
     }
 
+    @Test("one publisher subscribed twice: each subscription renders on its own (batched sets, type values)")
+    func publisherSubscribedTwice() async throws {
+        try await withHomeAndLights(["a", "b"]) { _, _, driver, home in
+            let batched = home.devices().batched()
+            let light = try await home.cachedDevice("lights/a").types.subscribe(DimmableLightDeviceType.self)
+            let (setOne, setTwo) = (Recorder(batched), Recorder(batched))
+            let (typeOne, typeTwo) = (Recorder(light), Recorder(light))
+            _ = try await eventually { setOne.count == 1 && setTwo.count == 1 && typeOne.count == 1 && typeTwo.count == 1 ? true : nil }
+            try driver.device("a")!.report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
+            _ = try await eventually { setOne.count == 2 && setTwo.count == 2 && typeOne.count == 2 && typeTwo.count == 2 ? true : nil }
+            for recorder in [setOne, setTwo] {
+                let sets = recorder.values.withLock { $0 }
+                #expect(sets.map(\.count) == [2, 2])
+                let a = try #require(sets.last?.first { $0.id == "lights/a" })
+                #expect(await a.types.get(DimmableLightDeviceType.self)?.matterTraits.levelControlTrait?.attributes.currentLevel == 42)
+                #expect(sets.last?.first { $0.id == "lights/b" } == sets.first?.first { $0.id == "lights/b" })
+            }
+            for recorder in [typeOne, typeTwo] {
+                #expect(recorder.values.withLock { $0.last?.matterTraits.levelControlTrait?.attributes.currentLevel } == 42)
+            }
+        }
+    }
+
     @Test("room(id:), roomUpdates and structureUpdates follow renames and end on deletion; unknown ids finish at once")
     func roomPublisher() async throws {
         try await withHomeAndLights(["lamp"]) { _, _, _, home in
