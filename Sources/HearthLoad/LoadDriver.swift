@@ -69,7 +69,11 @@ public final class LoadDriver: Sendable {
                 FileHandle.standardOutput.write(Data(done.utf8))
             }
             driver.stop()
-            try await group.waitForAll()
+            do {
+                try await group.waitForAll()
+            } catch is CancellationError {
+                // stop() ends the session this way: a clean exit.
+            }
         }
     }
 
