@@ -141,7 +141,7 @@ public final class LoadClient: Sendable {
     private func stallIfAsked() -> UInt64 {
         let until = stallUntil.load(ordering: .relaxed)
         let now = LoadProbe.now()
-        if now < until { usleep(useconds_t(min((until - now) / 1000, 1_000_000))) }
+        if now < until { Thread.sleep(forTimeInterval: Double(until - now) / 1e9) }  // the whole stall at once
         return LoadProbe.now()
     }
 

@@ -95,22 +95,22 @@ public final class Home: Sendable {
 
     /// One device now, then each change of it; finishes when it is removed (at once if there is none).
     public func device(id: String) -> AnyPublisher<HomeDevice, HomeError> {
-        FeedPublisher(home: self, render: Query<HomeDevice>.single(id, home: self)).eraseToAnyPublisher()
+        FeedPublisher(home: self, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self)).eraseToAnyPublisher()
     }
 
     /// One structure now, then each change of it.
     public func structure(id: String) -> AnyPublisher<Structure, HomeError> {
-        FeedPublisher(home: self, render: Query<Structure>.single(id, home: self)).eraseToAnyPublisher()
+        FeedPublisher(home: self, interest: Query<Structure>.changed(id, home: self), render: Query<Structure>.single(id, home: self)).eraseToAnyPublisher()
     }
 
     /// One room now, then each change of it.
     public func room(id: String) -> AnyPublisher<Room, HomeError> {
-        FeedPublisher(home: self, render: Query<Room>.single(id, home: self)).eraseToAnyPublisher()
+        FeedPublisher(home: self, interest: Query<Room>.changed(id, home: self), render: Query<Room>.single(id, home: self)).eraseToAnyPublisher()
     }
 
     /// ``device(id:)`` as an asynchronous sequence.
     public func deviceUpdates(id: String) -> HomeUpdates<HomeDevice> {
-        HomeUpdates(home: self, render: Query<HomeDevice>.single(id, home: self))
+        HomeUpdates(home: self, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self))
     }
 
     /// ``structure(id:)`` as an asynchronous sequence: the structure now, then each change of it; ends when it
@@ -120,13 +120,13 @@ public final class Home: Sendable {
     /// for try await structure in home.structureUpdates(id: "home") { print(structure.name) }
     /// ```
     public func structureUpdates(id: String) -> HomeUpdates<Structure> {
-        HomeUpdates(home: self, render: Query<Structure>.single(id, home: self))
+        HomeUpdates(home: self, interest: Query<Structure>.changed(id, home: self), render: Query<Structure>.single(id, home: self))
     }
 
     /// ``room(id:)`` as an asynchronous sequence: the room now, then each change of it; ends when it is
     /// deleted (at once if there is none).
     public func roomUpdates(id: String) -> HomeUpdates<Room> {
-        HomeUpdates(home: self, render: Query<Room>.single(id, home: self))
+        HomeUpdates(home: self, interest: Query<Room>.changed(id, home: self), render: Query<Room>.single(id, home: self))
     }
 
     /// The hub's revision the cache has reached (0 before the first snapshot).

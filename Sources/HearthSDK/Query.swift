@@ -40,19 +40,29 @@ public struct Query<T: HomeObject>: Sendable {
 
     /// The whole set now, then again each time something of this kind is added, removed or modified.
     public func batched() -> AnyPublisher<Set<T>, HomeError> {
-        FeedPublisher(home: home, render: batchRender).eraseToAnyPublisher()
+        FeedPublisher(home: home, interest: kindChanged, render: batchRender).eraseToAnyPublisher()
     }
 
     /// Every object now, then each object that changes, as it changes.
     public func stream() -> AnyPublisher<T, HomeError> {
-        FeedPublisher(home: home, render: streamRender).eraseToAnyPublisher()
+        FeedPublisher(home: home, interest: kindChanged, render: streamRender).eraseToAnyPublisher()
     }
 
     /// ``batched()`` as an asynchronous sequence.
-    public var batches: HomeUpdates<Set<T>> { HomeUpdates(home: home, render: batchRender) }
+    public var batches: HomeUpdates<Set<T>> { HomeUpdates(home: home, interest: kindChanged, render: batchRender) }
 
     /// ``stream()`` as an asynchronous sequence.
-    public var changes: HomeUpdates<T> { HomeUpdates(home: home, render: streamRender) }
+    public var changes: HomeUpdates<T> { HomeUpdates(home: home, interest: kindChanged, render: streamRender) }
+
+    /// Whether an update touched objects of this kind.
+    private var kindChanged: FeedInterest {
+        { [home] snapshot, delta in !T.changed(in: HomeSnapshotView(snapshot: snapshot, delta: delta, home: home)).isEmpty }
+    }
+
+    /// Whether an update touched object `id` of this kind.
+    static func changed(_ id: String, home: Home) -> FeedInterest {
+        { snapshot, delta in T.changed(in: HomeSnapshotView(snapshot: snapshot, delta: delta, home: home)).contains(id) }
+    }
 
     /// Renders the whole set the first time, then updates the set it last emitted with only what changed:
     /// an emission costs a copy of the set, not a rebuild of every object.

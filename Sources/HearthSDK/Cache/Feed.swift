@@ -14,6 +14,11 @@ enum FeedStep<Output: Sendable>: Sendable {
 typealias FeedRender<Output: Sendable> =
     @Sendable (_ first: Bool, _ snapshot: HomeSnapshot, _ delta: HomeSnapshot.Delta) -> FeedStep<Output>
 
+/// Whether what changed since the last rendering may concern a feed: a cheap test, run on every push, so that
+/// a subscriber is woken (and renders) only for changes it may care about (a `device(id:)` feed for its
+/// device), not for every update of the home.
+typealias FeedInterest = @Sendable (_ snapshot: HomeSnapshot, _ delta: HomeSnapshot.Delta) -> Bool
+
 /// One subscriber's view of the cache: snapshots pushed by the store are coalesced here (the newest snapshot,
 /// the union of what changed since the last delivery, every event) and rendered into outputs only when the
 /// subscriber asks for the next one, by the subscriber's own task. A slow subscriber therefore costs the
@@ -43,13 +48,18 @@ final class Feed<Output: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let render: Render
+    private let interest: FeedInterest
     /// Whether the render uses events; other feeds drop them at once, so an idle one holds none.
     private let keepsEvents: Bool
     /// Events waiting beyond this end the feed with `resourceExhausted`: never dropped in silence.
     private let eventBacklog: Int
 
-    init(keepsEvents: Bool = false, eventBacklog: Int = 10_000, render: @escaping Render) {
+    init(
+        keepsEvents: Bool = false, eventBacklog: Int = 10_000, interest: @escaping FeedInterest = { _, _ in true },
+        render: @escaping Render
+    ) {
         self.render = render
+        self.interest = interest
         self.keepsEvents = keepsEvents
         self.eventBacklog = eventBacklog
     }
@@ -70,10 +80,18 @@ final class Feed<Output: Sendable>: Sendable {
                 s.snapshot = nil
                 s.delta = HomeSnapshot.Delta()
             }
+            guard s.end != nil || isDue(s) else { return nil }
             defer { s.waiter = nil }
             return s.waiter
         }
         waiter?.resume()
+    }
+
+    /// Whether the pending snapshot should be rendered: the first one always, later ones when they may
+    /// concern this feed (otherwise they wait, merged with what comes next).
+    private func isDue(_ s: State) -> Bool {
+        guard let snapshot = s.snapshot else { return false }
+        return !s.delivered || interest(snapshot, s.delta)
     }
 
     /// Ends the feed after what is ready: nil finishes, an error fails.
@@ -92,7 +110,7 @@ final class Feed<Output: Sendable>: Sendable {
     func next() async throws -> Output? {
         try await withTaskCancellationHandler {
             while true {
-                switch state.withLock({ Self.step(&$0) }) {
+                switch state.withLock({ step(&$0) }) {
                 case .deliver(let outcome): return try outcome.get()
                 case .render(let first, let snapshot, let delta):
                     let step = render(first, snapshot, delta)
@@ -106,7 +124,7 @@ final class Feed<Output: Sendable>: Sendable {
                 case .wait:
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let ready = state.withLock { s -> Bool in
-                            if !s.ready.isEmpty || s.snapshot != nil || s.end != nil { return true }
+                            if !s.ready.isEmpty || s.end != nil || isDue(s) { return true }
                             s.waiter = continuation
                             return false
                         }
@@ -133,10 +151,10 @@ final class Feed<Output: Sendable>: Sendable {
     }
 
     /// What is ready comes first, then an end, then a pending snapshot to render.
-    private static func step(_ s: inout State) -> Step {
+    private func step(_ s: inout State) -> Step {
         if let output = s.ready.popFirst() { return .deliver(.success(output)) }
         if case .some(let end) = s.end { return .deliver(end.map { .failure($0) } ?? .success(nil)) }
-        guard let snapshot = s.snapshot else { return .wait }
+        guard isDue(s), let snapshot = s.snapshot else { return .wait }
         let first = !s.delivered
         let delta = s.delta
         s.snapshot = nil

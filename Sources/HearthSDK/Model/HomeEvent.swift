@@ -24,12 +24,17 @@ extension HomeDevice {
     /// A subscriber that falls more than ``Home/Configuration/eventBacklog`` events behind is ended with
     /// `resourceExhausted` rather than losing events silently.
     public func events<E: TraitEvent>(_ type: E.Type) -> AnyPublisher<HomeEvent<E>, HomeError> {
-        FeedPublisher(home: types.home, keepsEvents: true, render: Self.eventRender(id)).eraseToAnyPublisher()
+        FeedPublisher(home: types.home, keepsEvents: true, interest: Self.eventInterest(id), render: Self.eventRender(id)).eraseToAnyPublisher()
     }
 
     /// ``events(_:)`` as an asynchronous sequence.
     public func eventUpdates<E: TraitEvent>(_ type: E.Type) -> HomeUpdates<HomeEvent<E>> {
-        HomeUpdates(home: types.home, keepsEvents: true, render: Self.eventRender(id))
+        HomeUpdates(home: types.home, keepsEvents: true, interest: Self.eventInterest(id), render: Self.eventRender(id))
+    }
+
+    /// Whether an update raised an event of this device.
+    static func eventInterest(_ deviceID: String) -> FeedInterest {
+        { _, delta in delta.events.contains { $0.deviceID == deviceID } }
     }
 
     static func eventRender<E: TraitEvent>(_ deviceID: String) -> FeedRender<HomeEvent<E>> {

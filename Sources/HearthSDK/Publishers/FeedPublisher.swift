@@ -13,14 +13,21 @@ struct FeedPublisher<Output: Sendable>: Publisher {
     /// subscription must not share with another of the same publisher.
     let render: @Sendable () -> FeedRender<Output>
 
-    init(home: Home, keepsEvents: Bool = false, render: @autoclosure @escaping @Sendable () -> FeedRender<Output>) {
+    let interest: FeedInterest
+
+    init(
+        home: Home, keepsEvents: Bool = false, interest: @escaping FeedInterest = { _, _ in true },
+        render: @autoclosure @escaping @Sendable () -> FeedRender<Output>
+    ) {
         self.home = home
         self.keepsEvents = keepsEvents
+        self.interest = interest
         self.render = render
     }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
-        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render())
+        let feed = Feed(
+            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, interest: interest, render: render())
         let subscription = FeedSubscription(feed: feed, subscriber: subscriber)
         subscriber.receive(subscription: subscription)
         home.store.attach(feed)
@@ -118,14 +125,21 @@ public struct HomeUpdates<Element: Sendable>: AsyncSequence, Sendable {
     /// Makes each iterator's renderer (see ``FeedPublisher``).
     let render: @Sendable () -> FeedRender<Element>
 
-    init(home: Home, keepsEvents: Bool = false, render: @autoclosure @escaping @Sendable () -> FeedRender<Element>) {
+    let interest: FeedInterest
+
+    init(
+        home: Home, keepsEvents: Bool = false, interest: @escaping FeedInterest = { _, _ in true },
+        render: @autoclosure @escaping @Sendable () -> FeedRender<Element>
+    ) {
         self.home = home
         self.keepsEvents = keepsEvents
+        self.interest = interest
         self.render = render
     }
 
     public func makeAsyncIterator() -> Iterator {
-        let feed = Feed(keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, render: render())
+        let feed = Feed(
+            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, interest: interest, render: render())
         home.store.attach(feed)
         return Iterator(handle: FeedHandle(feed: feed))
     }
