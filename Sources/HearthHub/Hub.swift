@@ -125,7 +125,12 @@ public final class Hub: Sendable {
             }
             if let endpoint = metricsEndpoint {
                 group.addTask {
-                    try await endpoint.run { await self.respond(to: $0) }
+                    do {
+                        try await endpoint.run { await self.respond(to: $0) }
+                    } catch is CancellationError {
+                        // Cancelled once the server has drained: part of a clean stop, not a failure (it made
+                        // hearth-hub exit 1 on SIGTERM whenever metrics were on).
+                    }
                     return .metrics
                 }
             }

@@ -38,6 +38,10 @@ struct DemoHomeTests {
             hub.terminate()
             // Gone: no such process, or a zombie left to a parent that does not reap (PID 1 in a container).
             _ = try await eventually(timeout: .seconds(10)) { pids.allSatisfy(Self.isGone) ? true : nil }
+            _ = try await eventually(timeout: .seconds(15)) { hub.process.isRunning ? nil : true }
+            #expect(
+                hub.process.terminationReason == .exit && hub.process.terminationStatus == 0,
+                "SIGTERM is a clean stop, with the metrics endpoint on")
         }
     }
 
