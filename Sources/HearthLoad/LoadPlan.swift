@@ -33,6 +33,8 @@ public struct LoadPlan: Codable, Sendable, Hashable {
     public var settleSeconds: Double
     /// Seconds to wait for every device to register.
     public var registerTimeout: Double
+    /// How many clients list the home at once when they join (the rest wait their turn).
+    public var joinConcurrency = 4
     /// Whether a separate client process measures one `list()` and the cache's memory per device.
     public var measureClientFootprint = true
 

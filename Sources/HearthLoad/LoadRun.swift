@@ -169,20 +169,21 @@ public final class LoadRun: Sendable {
     private func startClients(_ fleet: inout Fleet) async throws {
         let address = fleet.address
         let plan = plan
+        // At most `joinConcurrency` clients list the home at once: 21 clients each taking a 100k-device snapshot
+        // together made the slowest wait past its sync timeout on 2 cores.
+        var joins = plan.clientList.map { (name: "\($0.kind.rawValue)-\($0.index)", kind: $0.kind) }
+        if plan.stall { joins.append((name: "stalled", kind: .batched)) }
+        let pick = plan.devicesPerPickClient
         let clients = try await withThrowingTaskGroup(of: LoadClient.self) { group in
-            for (kind, index) in plan.clientList {
+            var joined: [LoadClient] = []
+            for (offset, join) in joins.enumerated() {
+                if offset >= plan.joinConcurrency, let client = try await group.next() { joined.append(client) }
                 group.addTask {
-                    try await LoadClient(
-                        name: "\(kind.rawValue)-\(index)", kind: kind, address: address, token: Self.clientToken,
-                        pick: plan.devicesPerPickClient)
+                    try await LoadClient(name: join.name, kind: join.kind, address: address, token: Self.clientToken, pick: pick)
                 }
             }
-            if plan.stall {
-                group.addTask {
-                    try await LoadClient(name: "stalled", kind: .batched, address: address, token: Self.clientToken, pick: 0)
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
+            for try await client in group { joined.append(client) }
+            return joined
         }
         fleet.clients = clients.filter { $0.name != "stalled" }.sorted { $0.name < $1.name }
         fleet.stalled = clients.first { $0.name == "stalled" }
