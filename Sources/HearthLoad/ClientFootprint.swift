@@ -34,11 +34,13 @@ public struct ClientFootprint: Codable, Sendable, Hashable {
         let seconds = Double(LoadProbe.now() - start) / 1e9
         try await Task.sleep(for: .seconds(1))
         let after = ProcessStats.of(getpid())?.residentBytes ?? 0
-        withExtendedLifetime(home) {}
         home.close()
         return ClientFootprint(devices: count, listSeconds: seconds, residentBefore: before, residentAfter: after)
     }
+}
 
+/// The footprint as one line between processes (its memberwise initializer stays synthesized).
+extension ClientFootprint {
     /// The line the `sdk-client` process prints.
     public var line: String { "FOOTPRINT \(devices) \(listSeconds) \(residentBefore) \(residentAfter)" }
 
@@ -49,12 +51,5 @@ public struct ClientFootprint: Codable, Sendable, Hashable {
             let before = UInt64(words[3]), let after = UInt64(words[4])
         else { return nil }
         self.init(devices: devices, listSeconds: seconds, residentBefore: before, residentAfter: after)
-    }
-
-    init(devices: Int, listSeconds: Double, residentBefore: UInt64, residentAfter: UInt64) {
-        self.devices = devices
-        self.listSeconds = listSeconds
-        self.residentBefore = residentBefore
-        self.residentAfter = residentAfter
     }
 }

@@ -155,8 +155,14 @@ public final class LoadClient: Sendable {
         tracker.withLock { $0.last.count } >= (watched?.count ?? devices)
     }
 
-    /// The tracker's state now.
-    public var snapshot: ProbeTracker { tracker.withLock { $0 } }
+    /// The phase's counters and delays so far.
+    public var summary: ProbeTracker.Summary { tracker.withLock { $0.summary } }
+
+    /// How many of `expected`'s devices this client has not reached; counted under the lock, so the
+    /// per-device state is never copied (a copy would make the next delivery copy it again, whole).
+    public func missing(_ expected: [String: UInt64]) -> Int {
+        tracker.withLock { $0.missing(expected: expected).count }
+    }
 
     /// Resets the phase counters.
     public func startPhase() { tracker.withLock { $0.startPhase() } }

@@ -9,7 +9,7 @@ import Synchronization
 /// the rates the orchestrator asks for on standard input.
 ///
 /// The control protocol is one line per message. In: `RUN <phase> <rate> <seconds>` (reports per second,
-/// open loop, round robin over the devices) and `QUIT` (or end of input). Out: `DONE <phase> <sent>
+/// open loop, round robin over the devices); the end of input stops the driver. Out: `DONE <phase> <sent>
 /// <total> <max lag µs> <errors>`, where `total` counts every report since start (the orchestrator derives
 /// each device's final `seq` from it) and the lag is how far behind its schedule the driver fell.
 public final class LoadDriver: Sendable {
@@ -50,13 +50,12 @@ public final class LoadDriver: Sendable {
         }
     }
 
-    /// Runs until `QUIT` or the end of standard input, then disconnects.
+    /// Runs until the end of standard input, then disconnects.
     public func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.driver.run() }
             for await line in Self.standardInputLines() {
                 let words = line.split(separator: " ").map(String.init)
-                if words.first == "QUIT" { break }
                 guard words.count == 4, words[0] == "RUN", let rate = Double(words[2]), let seconds = Double(words[3]),
                     rate > 0, seconds >= 0
                 else {

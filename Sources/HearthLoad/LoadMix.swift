@@ -20,8 +20,9 @@ public struct LoadDevice: Sendable {
     /// Whether the device has an OnOff trait (commands toggle it).
     public var hasOnOff: Bool
 
-    /// Reports change number `seq` (1, 2, …) with its probe: the real attribute, then the probe, in one
-    /// DriverKit flush so that the hub applies both in one revision.
+    /// Reports change number `seq` (1, 2, …) with its probe: the real attribute, then the probe, together, so
+    /// that they normally leave in the same DriverKit report and the hub applies both in one revision (a
+    /// report split between them shows as an `intermediate` delivery, not an error).
     public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
         let odd = seq % 2 == 1
         switch change {

@@ -9,7 +9,7 @@ extension LoadRun {
     /// that client blocks its deliveries for the whole phase and is reported apart.
     func ratePhase(_ fleet: Fleet, rate: Double, stall: LoadClient?) async throws -> PhaseReport {
         let clients = fleet.clients
-        for client in clients + [fleet.stalled].compactMap({ $0 }) { client.startPhase() }
+        for client in fleet.allClients { client.startPhase() }
         stall?.stall(seconds: plan.seconds)
         let phaseID = UUID().uuidString.prefix(8)
         let hubBefore = ProcessStats.of(fleet.hub.pid)
@@ -39,11 +39,11 @@ extension LoadRun {
         let hubAfter = ProcessStats.of(fleet.hub.pid)
         let wall = seconds(since: start)
 
-        var delays = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var delays = Histogram<UInt64>.delays()
         var deliveries = 0, duplicates = 0, regressions = 0, gaps = 0
         var coalesced: UInt64 = 0
         for client in clients {
-            let tracker = client.snapshot
+            let tracker = client.summary
             delays.add(tracker.delays)
             deliveries += tracker.deliveries
             coalesced += tracker.coalesced
@@ -52,17 +52,17 @@ extension LoadRun {
             gaps += settled[client.name] ?? 0
         }
         let latency = Percentiles(delays)
+        let passed = latency.count > 0 && latency.p99 < plan.latencyTarget && gaps == 0 && duplicates == 0
+            && regressions == 0 && errors == 0
         var report = PhaseReport(
             kind: stall == nil ? "rate" : "stall", rate: rate, sent: sent, driverErrors: errors, driverMaxLagMs: maxLag,
             latency: latency, deliveriesPerSecond: Double(deliveries) / sendSeconds, coalesced: coalesced, gaps: gaps,
             duplicates: duplicates, regressions: regressions,
             hubCPUPercent: ((hubAfter?.cpuSeconds ?? 0) - (hubBefore?.cpuSeconds ?? 0)) / wall * 100,
             hubMemoryMiB: Double(hubAfter?.residentBytes ?? 0) / 1_048_576,
-            passed: false, stalledClient: nil)
-        report.passed = latency.p99 < plan.latencyTarget && gaps == 0 && duplicates == 0 && regressions == 0 && errors == 0
-            && latency.count > 0
+            passed: passed, stalledClient: nil)
         if let stall {
-            let tracker = stall.snapshot
+            let tracker = stall.summary
             report.stalledClient = StalledClient(
                 stallSeconds: plan.seconds, deliveries: tracker.deliveries, coalesced: tracker.coalesced,
                 latency: Percentiles(tracker.delays), caughtUp: (settled[stall.name] ?? 0) == 0)
@@ -85,12 +85,12 @@ extension LoadRun {
     /// passes; returns the devices still missing per client.
     func settle(_ clients: [LoadClient], expected: [String: UInt64]) async -> [String: Int] {
         let deadline = ContinuousClock.now + .seconds(plan.settleSeconds)
+        let watched = clients.map { client in client.watched.map { ids in expected.filter { ids.contains($0.key) } } ?? expected }
         var missing: [String: Int] = [:]
         repeat {
             missing = [:]
-            for client in clients {
-                let watched = client.watched.map { ids in expected.filter { ids.contains($0.key) } } ?? expected
-                let count = client.snapshot.missing(expected: watched).count
+            for (client, expected) in zip(clients, watched) {
+                let count = client.missing(expected)
                 if count > 0 { missing[client.name] = count }
             }
             if missing.isEmpty { return [:] }
@@ -102,10 +102,9 @@ extension LoadRun {
     /// Clients toggle OnOff devices at the plan's command rate (open loop, spread over the clients), each
     /// call timed from its due time to its answer.
     func commandPhase(_ fleet: Fleet) async -> CommandReport {
-        let targets = fleet.driverDevices.enumerated().flatMap { driver, ids in
-            zip(ids, LoadMix.devices(count: ids.count, driver: driver + 1)).filter { $0.1.hasOnOff }.map(\.0)
-        }
+        let targets = fleet.onOffDevices
         let results = CommandResults()
+        guard !targets.isEmpty else { return CommandReport(rate: plan.commandRate, sent: 0, succeeded: 0, errors: [:], roundTrip: Percentiles(.delays())) }
         let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: plan.commandRate, seconds: plan.commandSeconds)
         let clients = fleet.clients
         await withTaskGroup(of: Void.self) { group in
@@ -148,6 +147,5 @@ extension LoadClient {
 
 /// The command phase's tally, shared by its calls.
 final class CommandResults: Sendable {
-    let state = Mutex<(rtt: Histogram<UInt64>, ok: Int, errors: [String: Int])>(
-        (Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three), 0, [:]))
+    let state = Mutex<(rtt: Histogram<UInt64>, ok: Int, errors: [String: Int])>((.delays(), 0, [:]))
 }

@@ -21,6 +21,8 @@ public final class LoadRun: Sendable {
     let executables: Executables
     let directory: URL
     let logger: Logger
+    /// The hub's Unix socket, which the drivers use.
+    var socket: URL { directory.appendingPathComponent("hub.sock") }
 
     public init(plan: LoadPlan, executables: Executables, logger: Logger) {
         self.plan = plan
@@ -36,7 +38,13 @@ public final class LoadRun: Sendable {
         var drivers: [ChildProcess] = []
         var clients: [LoadClient] = []
         var stalled: LoadClient?
+        /// Each driver's devices, by hub id, in its report order.
         var driverDevices: [[String]] = []
+        /// The devices with an OnOff trait (what the command phase toggles).
+        var onOffDevices: [String] = []
+
+        /// The measured clients and the stalled one.
+        var allClients: [LoadClient] { clients + [stalled].compactMap { $0 } }
     }
 
     /// Runs the plan and returns what it measured.
@@ -66,7 +74,7 @@ public final class LoadRun: Sendable {
             plan: plan, cores: ProcessInfo.processInfo.activeProcessorCount, hubStartSeconds: hubStartSeconds,
             registerSeconds: registerSeconds,
             firstListSeconds: Dictionary(
-                uniqueKeysWithValues: (fleet.clients + [fleet.stalled].compactMap { $0 }).map { ($0.name, $0.firstList) }),
+                uniqueKeysWithValues: fleet.allClients.map { ($0.name, $0.firstList) }),
             phases: [], commands: nil, maxSustainedRate: nil, hubPeakMemoryMiB: 0, clientFailures: [:],
             clientFootprint: footprint, peerListSeconds: peerList)
         var search = RateSearch(plan: plan)
@@ -83,7 +91,7 @@ public final class LoadRun: Sendable {
         }
         if plan.commandRate > 0 { report.commands = await commandPhase(fleet) }
         report.hubPeakMemoryMiB = Double(ProcessStats.of(fleet.hub.pid)?.peakBytes ?? 0) / 1_048_576
-        for client in fleet.clients + [fleet.stalled].compactMap({ $0 }) {
+        for client in fleet.allClients {
             if let failure = client.failed { report.clientFailures[client.name] = failure }
         }
         return report
@@ -91,10 +99,9 @@ public final class LoadRun: Sendable {
 
     private func startHub() async throws -> Fleet {
         let config = directory.appendingPathComponent("hub.json")
-        let socket = directory.appendingPathComponent("hub.sock").path
         let drivers = (1...plan.drivers).map { ["id": "load-\($0)", "token": "load-driver-\($0)"] }
         let object: [String: Any] = [
-            "listen": "127.0.0.1:0", "metrics_listen": "127.0.0.1:0", "socket": socket, "data_dir": directory.appendingPathComponent("data").path,
+            "listen": "127.0.0.1:0", "metrics_listen": "127.0.0.1:0", "socket": socket.path, "data_dir": directory.appendingPathComponent("data").path,
             "structures": [["id": "home", "name": "Home"]],
             "clients": [["token": Self.clientToken, "user": "load", "role": "admin"]], "drivers": drivers,
         ]
@@ -117,16 +124,17 @@ public final class LoadRun: Sendable {
     private func startDrivers(_ fleet: inout Fleet) async throws -> Double {
         let observer = try Home.connect(to: fleet.address, token: Self.clientToken)
         defer { observer.close() }
-        let socket = directory.appendingPathComponent("hub.sock").path
         let start = LoadProbe.now()
         for index in 1...plan.drivers {
             let count = plan.devices(ofDriver: index - 1)
             fleet.drivers.append(
                 try ChildProcess(
                     executables.load,
-                    ["driver", "--hub", "unix:\(socket)", "--token", "load-driver-\(index)", "--index", "\(index)",
+                    ["driver", "--hub", "unix:\(socket.path)", "--token", "load-driver-\(index)", "--index", "\(index)",
                      "--devices", "\(count)"]))
-            fleet.driverDevices.append(LoadMix.devices(count: count, driver: index).map { "load-\(index)/\($0.id)" })
+            let devices = LoadMix.devices(count: count, driver: index)
+            fleet.driverDevices.append(devices.map { "load-\(index)/\($0.id)" })
+            fleet.onOffDevices += devices.filter(\.hasOnOff).map { "load-\(index)/\($0.id)" }
         }
         let deadline = ContinuousClock.now + .seconds(plan.registerTimeout)
         while ContinuousClock.now < deadline {
@@ -161,7 +169,12 @@ public final class LoadRun: Sendable {
         let peer = try ChildProcess(
             URL(fileURLWithPath: "/bin/sh"),
             ["-c", "\(command) watch --until-synced --target \(fleet.address) --token \(Self.clientToken) --timeout 600 > /dev/null"])
-        while peer.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(plan.registerTimeout)
+        while peer.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        guard !peer.isRunning else {
+            await peer.stop()
+            throw LoadError("the peer list command did not finish within \(Int(plan.registerTimeout)) s: \(command)")
+        }
         guard peer.process.terminationStatus == 0 else { throw LoadError("the peer list command failed: \(command)") }
         return seconds(since: start)
     }
@@ -188,7 +201,7 @@ public final class LoadRun: Sendable {
         fleet.clients = clients.filter { $0.name != "stalled" }.sorted { $0.name < $1.name }
         fleet.stalled = clients.first { $0.name == "stalled" }
         // Every client has a baseline of every device it watches before anything is measured.
-        let all = fleet.clients + [fleet.stalled].compactMap { $0 }
+        let all = fleet.allClients
         let deadline = ContinuousClock.now + .seconds(plan.settleSeconds)
         while !all.allSatisfy({ $0.hasBaseline(devices: plan.devices) }) {
             guard ContinuousClock.now < deadline else { throw LoadError("the clients did not all see every device") }
@@ -197,8 +210,8 @@ public final class LoadRun: Sendable {
     }
 
     private func stop(_ fleet: Fleet) async {
-        for client in fleet.clients + [fleet.stalled].compactMap({ $0 }) { client.close() }
-        for driver in fleet.drivers { driver.send("QUIT") }
+        for client in fleet.allClients { client.close() }
+        // A driver stops at the end of its standard input, which stop(wait:) closes first.
         await withTaskGroup(of: Void.self) { group in
             for driver in fleet.drivers { group.addTask { await driver.stop(wait: .seconds(5)) } }
         }

@@ -10,8 +10,7 @@ public import Histogram
 ///   one (an update lost for good), found by ``missing(expected:)``.
 public struct ProbeTracker: Sendable {
     /// Delay from the report's due time to the client's publisher, in microseconds.
-    public private(set) var delays = Histogram<UInt64>(
-        lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+    public private(set) var delays = Histogram<UInt64>.delays()
     /// New sequence numbers seen.
     public private(set) var deliveries = 0
     /// Sequence numbers skipped by coalescing.
@@ -54,6 +53,20 @@ public struct ProbeTracker: Sendable {
         expected.compactMap { device, seq in (last[device]?.seq ?? 0) < seq ? device : nil }
     }
 
+    /// What a phase counted, without the per-device state (cheap to take while deliveries go on).
+    public struct Summary: Sendable {
+        public var delays: Histogram<UInt64>
+        public var deliveries: Int
+        public var coalesced: UInt64
+        public var duplicates: Int
+        public var regressions: Int
+    }
+
+    /// The phase's counters and delays.
+    public var summary: Summary {
+        Summary(delays: delays, deliveries: deliveries, coalesced: coalesced, duplicates: duplicates, regressions: regressions)
+    }
+
     /// Starts a new phase: the counters and delays reset, the last values stay as the baseline.
     public mutating func startPhase() {
         delays.reset()
@@ -62,5 +75,12 @@ public struct ProbeTracker: Sendable {
         duplicates = 0
         regressions = 0
         intermediate = 0
+    }
+}
+
+extension Histogram<UInt64> {
+    /// The shape every load-test delay is recorded in: microseconds, 1 µs to 10 minutes, 3 significant digits.
+    public static func delays() -> Self {
+        Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
     }
 }

@@ -22,6 +22,8 @@ import Testing
                 LoadReport.self, from: Data(contentsOf: directory.appendingPathComponent("results.json")))
             #expect(report.clean)
             #expect(report.registerSeconds > 0)
+            let footprint = try #require(report.clientFootprint)
+            #expect(footprint.devices == 100 && footprint.residentAfter > footprint.residentBefore)
             #expect(report.firstListSeconds.count == 5)  // four kinds and the stalled one
             let rates = report.phases.filter { $0.kind == "rate" }
             #expect(rates.map(\.rate) == [100, 400])
