@@ -80,7 +80,7 @@ final class Feed<Output: Sendable>: Sendable {
                 s.snapshot = nil
                 s.delta = HomeSnapshot.Delta()
             }
-            guard s.end != nil || isDue(s) else { return nil }
+            guard s.end != nil || isDue(&s) else { return nil }
             defer { s.waiter = nil }
             return s.waiter
         }
@@ -89,7 +89,7 @@ final class Feed<Output: Sendable>: Sendable {
 
     /// Whether the pending snapshot should be rendered: the first one always, later ones when they may
     /// concern this feed (otherwise they wait, merged with what comes next).
-    private func isDue(_ s: State) -> Bool {
+    private func isDue(_ s: inout State) -> Bool {
         guard let snapshot = s.snapshot else { return false }
         return !s.delivered || interest(snapshot, s.delta)
     }
@@ -124,7 +124,7 @@ final class Feed<Output: Sendable>: Sendable {
                 case .wait:
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let ready = state.withLock { s -> Bool in
-                            if !s.ready.isEmpty || s.end != nil || isDue(s) { return true }
+                            if !s.ready.isEmpty || s.end != nil || isDue(&s) { return true }
                             s.waiter = continuation
                             return false
                         }
@@ -154,7 +154,7 @@ final class Feed<Output: Sendable>: Sendable {
     private func step(_ s: inout State) -> Step {
         if let output = s.ready.popFirst() { return .deliver(.success(output)) }
         if case .some(let end) = s.end { return .deliver(end.map { .failure($0) } ?? .success(nil)) }
-        guard isDue(s), let snapshot = s.snapshot else { return .wait }
+        guard isDue(&s), let snapshot = s.snapshot else { return .wait }
         let first = !s.delivered
         let delta = s.delta
         s.snapshot = nil
