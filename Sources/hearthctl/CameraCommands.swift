@@ -80,15 +80,12 @@ extension CameraCommand.LiveView {
     struct Extend: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Extend a live-view session before it expires; print its new duration.")
-        @OptionGroup var hub: HubOptions
-        @Argument(help: "Camera or doorbell id or name.") var device: String
-        @Argument(help: "The media session id that start printed.") var session: String
+        @OptionGroup var target: SessionTarget
 
         func run() async throws {
-            try await Hearthctl.run(hub) { home in
-                let liveView = try await CameraSupport.trait(CameraCommand.LiveViewTrait.self, of: device, in: home)
+            try await target.run { liveView, session in
                 let response = try await liveView.extendLiveView(mediaSessionId: session)
-                if hub.json {
+                if target.hub.json {
                     return try Output.json(["mediaSessionId": session, "liveSessionDurationSeconds": response.liveSessionDurationSeconds])
                 }
                 print("duration: \(response.liveSessionDurationSeconds) s")
@@ -98,15 +95,10 @@ extension CameraCommand.LiveView {
 
     struct Stop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "End a live-view session.")
-        @OptionGroup var hub: HubOptions
-        @Argument(help: "Camera or doorbell id or name.") var device: String
-        @Argument(help: "The media session id.") var session: String
+        @OptionGroup var target: SessionTarget
 
         func run() async throws {
-            try await Hearthctl.run(hub) { home in
-                try await CameraSupport.trait(CameraCommand.LiveViewTrait.self, of: device, in: home)
-                    .stopLiveView(mediaSessionId: session)
-            }
+            try await target.run { liveView, session in try await liveView.stopLiveView(mediaSessionId: session) }
         }
     }
 }
@@ -116,29 +108,33 @@ extension CameraCommand.Talkback {
         static let configuration = CommandConfiguration(
             commandName: "start",
             abstract: "Start talkback in a session (its offer must send audio; the camera needs a speaker).")
-        @OptionGroup var hub: HubOptions
-        @Argument(help: "Camera or doorbell id or name.") var device: String
-        @Argument(help: "The media session id.") var session: String
+        @OptionGroup var target: SessionTarget
 
         func run() async throws {
-            try await Hearthctl.run(hub) { home in
-                try await CameraSupport.trait(CameraCommand.LiveViewTrait.self, of: device, in: home)
-                    .startTalkback(mediaSessionId: session)
-            }
+            try await target.run { liveView, session in try await liveView.startTalkback(mediaSessionId: session) }
         }
     }
 
     struct StopTalkback: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop talkback in a session.")
-        @OptionGroup var hub: HubOptions
-        @Argument(help: "Camera or doorbell id or name.") var device: String
-        @Argument(help: "The media session id.") var session: String
+        @OptionGroup var target: SessionTarget
 
         func run() async throws {
-            try await Hearthctl.run(hub) { home in
-                try await CameraSupport.trait(CameraCommand.LiveViewTrait.self, of: device, in: home)
-                    .stopTalkback(mediaSessionId: session)
-            }
+            try await target.run { liveView, session in try await liveView.stopTalkback(mediaSessionId: session) }
+        }
+    }
+}
+
+/// What `extend`, `stop` and `talkback start|stop` take: the hub, the camera and the session.
+struct SessionTarget: ParsableArguments {
+    @OptionGroup var hub: HubOptions
+    @Argument(help: "Camera or doorbell id or name.") var device: String
+    @Argument(help: "The media session id that start printed.") var session: String
+
+    /// Runs `body` with the camera's live-view trait and the session id, with hearthctl's error reporting.
+    func run(_ body: (CameraCommand.LiveViewTrait, String) async throws -> Void) async throws {
+        try await Hearthctl.run(hub) { home in
+            try await body(CameraSupport.trait(CameraCommand.LiveViewTrait.self, of: device, in: home), session)
         }
     }
 }
