@@ -231,7 +231,7 @@ let package = Package(
         .target(
             name: "HearthLoad",
             dependencies: [
-                "HearthDriverKit", "HearthSDK", "HearthSimulator", "HearthModel", "HearthTypes",
+                "HearthDriverKit", "HearthSDK", "HearthSimulator", "HearthModel", "HearthTypes", "HearthTesting",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -1,5 +1,6 @@
 public import Foundation
 import HearthSDK
+import HearthTesting
 public import Logging
 
 /// One load run: a hub on a temporary directory, the driver processes, the clients, the phases, and the
@@ -152,11 +153,13 @@ public final class LoadRun: Sendable {
 
     /// A fresh `hearth-load sdk-client` process lists the home alone and reports its footprint.
     private func measureFootprint(_ fleet: Fleet) async throws -> ClientFootprint {
-        let child = try ChildProcess(executables.load, ["sdk-client", "--address", fleet.address, "--token", Self.clientToken])
-        let line = await child.line(timeout: .seconds(plan.registerTimeout), where: { $0.hasPrefix("FOOTPRINT ") })
-        await child.stop(wait: .seconds(5))
-        guard let line, let footprint = ClientFootprint(line: line), footprint.devices == plan.devices else {
-            throw LoadError("the footprint client did not list every device")
+        let outcome = try await ChildProcessIO.run(
+            executables.load, ["sdk-client", "--address", fleet.address, "--token", Self.clientToken],
+            timeout: .seconds(plan.registerTimeout))
+        let line = outcome.output.split(separator: "\n").first { $0.hasPrefix("FOOTPRINT ") }
+        guard outcome.status == 0, let line, let footprint = ClientFootprint(line: String(line)), footprint.devices == plan.devices
+        else {
+            throw LoadError("the footprint client did not list every device: \(outcome.output.suffix(500))")
         }
         return footprint
     }
@@ -166,16 +169,14 @@ public final class LoadRun: Sendable {
     private func measurePeerList(_ fleet: Fleet) async throws -> Double? {
         guard let command = ProcessInfo.processInfo.environment["HEARTH_LOAD_PEER_LIST"], !command.isEmpty else { return nil }
         let start = LoadProbe.now()
-        let peer = try ChildProcess(
+        let outcome = try await ChildProcessIO.run(
             URL(fileURLWithPath: "/bin/sh"),
-            ["-c", "\(command) watch --until-synced --target \(fleet.address) --token \(Self.clientToken) --timeout 600 > /dev/null"])
-        let deadline = ContinuousClock.now + .seconds(plan.registerTimeout)
-        while peer.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        guard !peer.isRunning else {
-            await peer.stop()
+            ["-c", "\(command) watch --until-synced --target \(fleet.address) --token \(Self.clientToken) --timeout 600 > /dev/null"],
+            timeout: .seconds(plan.registerTimeout))
+        guard let status = outcome.status else {
             throw LoadError("the peer list command did not finish within \(Int(plan.registerTimeout)) s: \(command)")
         }
-        guard peer.process.terminationStatus == 0 else { throw LoadError("the peer list command failed: \(command)") }
+        guard status == 0 else { throw LoadError("the peer list command failed (\(status)): \(command)\n\(outcome.output)") }
         return seconds(since: start)
     }
 
