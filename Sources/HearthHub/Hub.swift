@@ -125,12 +125,7 @@ public final class Hub: Sendable {
             }
             if let endpoint = metricsEndpoint {
                 group.addTask {
-                    do {
-                        try await endpoint.run { await self.respond(to: $0) }
-                    } catch is CancellationError {
-                        // Cancelled once the server has drained: part of a clean stop, not a failure (it made
-                        // hearth-hub exit 1 on SIGTERM whenever metrics were on).
-                    }
+                    try await endpoint.run { await self.respond(to: $0) }
                     return .metrics
                 }
             }

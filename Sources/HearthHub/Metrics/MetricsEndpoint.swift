@@ -47,14 +47,19 @@ struct MetricsEndpoint: Sendable {
         return MetricsEndpoint(listener: listener, address: listener.channel.localAddress)
     }
 
-    /// Serves until cancelled or ``close()``d; each connection in its own task, one request at a time.
+    /// Serves until cancelled or ``close()``d, then returns (a stop is not a failure); each connection in its
+    /// own task, one request at a time.
     func run(_ respond: @escaping Responder) async throws {
-        try await listener.executeThenClose { connections in
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await connection in connections {
-                    group.addTask { try? await Self.serve(connection, respond) }
+        do {
+            try await listener.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in connections {
+                        group.addTask { try? await Self.serve(connection, respond) }
+                    }
                 }
             }
+        } catch is CancellationError {
+            // Cancelled by the hub's stop: hearth-hub exited 1 on SIGTERM while this threw.
         }
     }
 
