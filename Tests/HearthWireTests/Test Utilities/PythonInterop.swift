@@ -24,7 +24,7 @@ enum PythonInterop {
 
     /// Runs a script to completion (bounded by `timeout`), returning its exit
     /// code and combined output.
-    static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
+    static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(300)) async throws -> (Int32, String) {
         try requirePython()
         let outcome = try await ChildProcessIO.run(
             python, [interop.appendingPathComponent(script).path] + arguments, timeout: timeout)
