@@ -51,7 +51,7 @@ struct DeadlineAndCancellationTests {
             let result = await call.result
             #expect(throws: RPCError.self) { try result.get() }
             if case .failure(let error as RPCError) = result { #expect(error.code == .cancelled) }
-            #expect(await probe.waitFor("stopped"))
+            #expect(await probe.waitFor("stopped", timeout: .seconds(30)))  // a bound: 5 s was once too short under a loaded CI
         }
     }
 
@@ -64,7 +64,7 @@ struct DeadlineAndCancellationTests {
                 return UInt64.max
             }
             #expect(first == 0)
-            #expect(await probe.waitFor("write failed"))
+            #expect(await probe.waitFor("write failed", timeout: .seconds(30)))
         }
     }
 
