@@ -66,13 +66,24 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        io.stop()
+        io?.stop()
         markUnusable()
         for (_, stream) in streams {
             finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
         }
         streams.removeAll()
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Break handler → io → context → handler so that the session is freed (see the server handler).
+        io?.stop()
+        for (_, stream) in streams {
+            finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
+        }
+        streams.removeAll()
+        io = nil
+        session = nil
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -92,7 +103,7 @@ extension ClientConnectionHandler {
     /// Opens a stream for a call and returns what the task side needs.
     /// - Throws: ``RPCError`` UNAVAILABLE when the connection takes no new calls.
     func startCall(path: String, metadata: Metadata, timeout: Duration?) throws -> (StreamBridge, ResponseHead, Int32) {
-        guard usable else { throw RPCError(code: .unavailable, message: "connection is closing") }
+        guard usable, io != nil else { throw RPCError(code: .unavailable, message: "connection is closing") }
         var headers = [
             (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"), ("user-agent", "hearth-wire/1"),
@@ -160,6 +171,8 @@ extension ClientConnectionHandler {
         case .outboundReady:
             _ = streams[streamID]!.bridge.takeOutboundRequest()
             session.resumeData(streamID: streamID)
+        case .outboundOverBudget:
+            break  // Client bridges have no budget account.
         }
         io.flushSoon()
     }
@@ -167,7 +180,7 @@ extension ClientConnectionHandler {
     /// Closes the connection once its calls are done (used by ``WireClient/close()``).
     func closeGracefully() {
         markUnusable()
-        if streams.isEmpty { io.closeAfterFlush() }
+        if streams.isEmpty { io?.closeAfterFlush() }
     }
 }
 

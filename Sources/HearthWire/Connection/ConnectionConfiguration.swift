@@ -57,7 +57,28 @@ public struct ConnectionConfiguration: Sendable {
         public init() {}
     }
 
+    /// Memory and time a peer may make a server hold; past a budget the call is refused with
+    /// RESOURCE_EXHAUSTED or the connection closed with GOAWAY ENHANCE_YOUR_CALM, and other peers are
+    /// unaffected. `Docs/Security.md` names the attack each one answers.
+    public struct Budgets: Sendable {
+        /// Bytes of incomplete incoming messages one connection may have held at once, across its
+        /// streams. Default 8 MiB (two largest messages).
+        public var partialMessageBytesPerConnection = 8 * 1024 * 1024
+        /// Bytes of incomplete incoming messages the whole server may hold. Default 32 MiB.
+        public var partialMessageBytesPerServer = 32 * 1024 * 1024
+        /// Bytes handlers of one connection may have queued for a peer that does not read; past it the
+        /// connection is closed with ENHANCE_YOUR_CALM (clients resume by revision). Default 8 MiB.
+        public var queuedOutboundBytesPerConnection = 8 * 1024 * 1024
+        /// Bytes queued for peers across the server; past it, a stream whose reader is behind (more
+        /// than its low watermark queued) is ended with RESOURCE_EXHAUSTED. Default 64 MiB.
+        public var queuedOutboundBytesPerServer = 64 * 1024 * 1024
+        /// How long a call may stay open without its first message. Default 30 s; nil: no limit.
+        public var firstMessageTimeout: Duration? = .seconds(30)
+        public init() {}
+    }
+
     public var limits = Limits()
+    public var budgets = Budgets()
     public var flowControl = FlowControl()
     public var keepalive = Keepalive()
     public var floodProtection = FloodProtection()

@@ -106,7 +106,8 @@ final class ConnectionIO {
             }
             var buffer = channel.allocator.buffer(capacity: 16 * 1024)
             do {
-                try session.drainOutbound(into: &buffer, limit: 256 * 1024)
+                // At most 64 KiB past the channel's high watermark wait in NIO for a peer that stopped reading.
+                try session.drainOutbound(into: &buffer, limit: 64 * 1024)
             } catch {
                 context.close(promise: nil)
                 return

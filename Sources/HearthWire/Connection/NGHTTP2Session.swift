@@ -75,9 +75,12 @@ final class NGHTTP2Session {
 
     private var session: OpaquePointer?
     unowned let delegate: any NGHTTP2SessionDelegate
+    /// Counts this session among the server's live ones (servers only).
+    private let budget: WireBudget?
 
-    init(role: Role, options: Options, delegate: any NGHTTP2SessionDelegate) throws {
+    init(role: Role, options: Options, delegate: any NGHTTP2SessionDelegate, budget: WireBudget? = nil) throws {
         self.delegate = delegate
+        self.budget = budget
         var callbacks: OpaquePointer?
         try Self.check(nghttp2_session_callbacks_new(&callbacks))
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -99,6 +102,7 @@ final class NGHTTP2Session {
         case .server: try Self.check(nghttp2_session_server_new2(&session, callbacks, userData, option))
         case .client: try Self.check(nghttp2_session_client_new2(&session, callbacks, userData, option))
         }
+        budget?.sessionCreated()
 
         var settings = [
             nghttp2_settings_entry(
@@ -124,6 +128,8 @@ final class NGHTTP2Session {
     }
 
     deinit {
+        // `session` is nil only if creating it failed, and then it was never counted.
+        if session != nil { budget?.sessionFreed() }
         nghttp2_session_del(session)
     }
 

@@ -115,6 +115,18 @@ struct ServerStreamStateMachine {
         }
     }
 
+    /// Stops reading: the call was ended from our side; later bytes are dropped.
+    mutating func abandon() {
+        if case .rejected = state { return }
+        state = .failed
+    }
+
+    /// Bytes of an incomplete message held now (0 unless a message is being received).
+    var partialMessageBytes: Int {
+        guard case .open(let deframer) = state else { return 0 }
+        return deframer.bufferedBytes
+    }
+
     /// DATA payload bytes.
     mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
         guard case .open(var deframer) = state else { return .drop }

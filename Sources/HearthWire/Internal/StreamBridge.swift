@@ -25,6 +25,8 @@ final class StreamBridge: Sendable {
         case outboundReady
         /// The reader consumed this many bytes; open the window by as much.
         case consumed(Int)
+        /// A write found a queued-outbound budget spent (server streams only).
+        case outboundOverBudget(ConnectionBudget.Verdict)
     }
 
     struct Limits: Sendable {
@@ -73,13 +75,24 @@ final class StreamBridge: Sendable {
     let limits: Limits
     private let state: Mutex<State>
     private let notify: @Sendable (LoopRequest) -> Void
+    /// The connection's queued-outbound account (server streams); every byte appended to or removed
+    /// from `outbound` is charged to it under the lock.
+    private let budget: ConnectionBudget?
 
-    /// - Parameter notify: called (off the lock, from any thread) when the
-    ///   loop must act; it hops to the loop itself.
-    init(limits: Limits, notify: @escaping @Sendable (LoopRequest) -> Void) {
+    /// - Parameters:
+    ///   - budget: where queued outbound bytes are counted; nil for client streams.
+    ///   - notify: called (off the lock, from any thread) when the loop must act; it hops to the loop itself.
+    init(limits: Limits, budget: ConnectionBudget? = nil, notify: @escaping @Sendable (LoopRequest) -> Void) {
         self.limits = limits
         self.state = Mutex(State())
+        self.budget = budget
         self.notify = notify
+    }
+
+    /// Drops what is queued outbound and takes it off the budget.
+    private func clearOutbound(_ s: inout State) {
+        if s.outbound.readableBytes > 0 { _ = budget?.queued(-s.outbound.readableBytes) }
+        s.outbound.clear()
     }
 }
 
@@ -192,15 +205,25 @@ extension StreamBridge {
     /// is over its high watermark.
     /// - Throws: ``RPCError`` when the stream can no longer send.
     func write(_ append: (inout ByteBuffer) -> Void) async throws {
-        let (shouldNotify, full): (Bool, Bool) = try state.withLock { s in
+        let (shouldNotify, full, verdict): (Bool, Bool, ConnectionBudget.Verdict) = try state.withLock { s in
             if let failure = s.failure { throw failure }
             guard s.outboundEnd == nil else {
                 throw RPCError(code: .internal, message: "write after the call finished")
             }
+            let before = s.outbound.readableBytes
             append(&s.outbound)
+            var verdict = budget?.queued(s.outbound.readableBytes - before) ?? .fine
+            // The server's budget ends only streams whose reader is behind; a reader keeping up goes on.
+            if verdict == .serverExhausted, before < limits.outboundLowWatermark { verdict = .fine }
             let shouldNotify = !s.outboundReadyRequested
             s.outboundReadyRequested = true
-            return (shouldNotify, s.outbound.readableBytes >= limits.outboundHighWatermark)
+            return (shouldNotify, s.outbound.readableBytes >= limits.outboundHighWatermark, verdict)
+        }
+        if verdict != .fine {
+            notify(.outboundOverBudget(verdict))
+            if verdict == .serverExhausted {
+                throw RPCError(code: .resourceExhausted, message: "the server's queued-outbound budget is spent and this reader is behind")
+            }
         }
         if shouldNotify { notify(.outboundReady) }
         if full { try await waitForOutboundRoom() }
@@ -267,6 +290,7 @@ extension StreamBridge {
                         destination.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count)
                         return count
                     }
+                    _ = budget?.queued(-count)
                 }
                 if s.outbound.readableBytes == 0 { s.outbound.clear() }
                 var writer: CheckedContinuation<Void, any Error>? = nil
@@ -292,7 +316,7 @@ extension StreamBridge {
                 if s.failure == nil { s.failure = error }
                 if s.inboundEnd == nil { s.inboundEnd = .failure(error) }
                 s.inbound.removeAll()
-                s.outbound.clear()
+                clearOutbound(&s)
                 let reader = s.reader
                 let writer = s.writer
                 s.reader = nil
@@ -318,7 +342,7 @@ extension StreamBridge {
     func failOutbound(_ error: RPCError) {
         let writer = state.withLock { s -> CheckedContinuation<Void, any Error>? in
             if s.failure == nil { s.failure = error }
-            s.outbound.clear()
+            clearOutbound(&s)
             defer { s.writer = nil }
             return s.writer
         }

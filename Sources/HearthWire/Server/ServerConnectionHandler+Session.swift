@@ -41,6 +41,17 @@ extension ServerConnectionHandler {
         }
         switch stream.machine.receiveData(bytes) {
         case .deliver(let messages):
+            guard chargePartial(stream, now: stream.machine.partialMessageBytes) else {
+                session.consume(streamID: streamID, bytes: bytes.count)
+                let limits = configuration.connection.budgets
+                failCall(
+                    stream: stream, streamID: streamID,
+                    status: Status(
+                        code: .resourceExhausted,
+                        message: "incomplete messages exceed the budget of \(limits.partialMessageBytesPerConnection) bytes per connection or \(limits.partialMessageBytesPerServer) per server"))
+                return
+            }
+            if !messages.isEmpty { stream.firstMessageTimer?.cancel() }
             let release = stream.call?.bridge.deliver(messages, chunkBytes: bytes.count) ?? bytes.count
             session.consume(streamID: streamID, bytes: release)
         case .fail(let status):
@@ -54,6 +65,8 @@ extension ServerConnectionHandler {
     func sessionDataFrameComplete(streamID: Int32, endStream: Bool, padding: Int) {
         session.consume(streamID: streamID, bytes: padding)
         guard endStream, let stream = streams[streamID] else { return }
+        stream.firstMessageTimer?.cancel()
+        defer { releasePartial(stream) }
         switch stream.machine.receiveEndStream() {
         case .finishInbound: stream.call?.bridge.finishInbound(.success(()))
         case .fail(let status): failCall(stream: stream, streamID: streamID, status: status)
@@ -63,7 +76,8 @@ extension ServerConnectionHandler {
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
-        stream.deadlineTimer?.cancel()
+        stream.cancelTimers()
+        releasePartial(stream)
         if let call = stream.call {
             // A reset from the peer (or a close before we answered) stops the
             // handler; after a clean answer this only releases the bridge.
@@ -96,8 +110,7 @@ extension ServerConnectionHandler {
         if ack {
             io.pingAcknowledged()
         } else if io.pingReceived(hasActiveStreams: !streams.isEmpty) == .tooManyPings {
-            session.submitGoAway(errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue, debug: "too_many_pings")
-            io.closeAfterFlush()
+            closeForCalm(debug: "too_many_pings")
         }
     }
 
@@ -117,6 +130,13 @@ extension ServerConnectionHandler {
             if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
             return
         }
+        // Credentials are checked here, before a body is buffered or a handler slot taken.
+        if let gate = configuration.callGate, let refusal = gate(head.path, head.metadata) {
+            budget.server.countUnauthenticatedRefusal()
+            rejectBeforeDispatch(stream: stream, streamID: streamID, status: refusal)
+            if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
+            return
+        }
         // Streams that arrive between the GOAWAY notice and the final GOAWAY
         // are served (that is the point of the notice); after the final one,
         // nghttp2 refuses streams above its last stream id by itself.
@@ -127,7 +147,7 @@ extension ServerConnectionHandler {
         }
         let loop = io.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
-        let bridge = StreamBridge(limits: configuration.connection.bridgeLimits) { request in
+        let bridge = StreamBridge(limits: configuration.connection.bridgeLimits, budget: budget) { request in
             loop.execute { bound.value.handle(request, streamID: streamID) }
         }
         let now = ContinuousClock.now
@@ -137,6 +157,11 @@ extension ServerConnectionHandler {
         let call = ServerCall(bridge: bridge, context: context, handler: handler, admission: admission)
         stream.call = call
         if endStream { bridge.finishInbound(.success(())) }
+        if !endStream, let wait = configuration.connection.budgets.firstMessageTimeout {
+            stream.firstMessageTimer = loop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) {
+                bound.value.firstMessageOverdue(streamID: streamID)
+            }
+        }
         if let timeout = head.timeout {
             stream.deadlineTimer = loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
                 bound.value.deadlineExpired(streamID: streamID)
@@ -151,8 +176,11 @@ extension ServerConnectionHandler {
     }
 
     /// Ends a running call because of what its peer sent.
-    private func failCall(stream: Stream, streamID: Int32, status: Status) {
+    func failCall(stream: Stream, streamID: Int32, status: Status) {
         guard !stream.answered else { return }
+        stream.firstMessageTimer?.cancel()
+        stream.machine.abandon()
+        releasePartial(stream)
         stream.call?.bridge.fail(RPCError(status: status)!, cancelTask: true)
         if stream.responseHeadersSent {
             stream.forcedStatus = status

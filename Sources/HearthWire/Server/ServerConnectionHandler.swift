@@ -18,33 +18,55 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         /// A status that ends the response at once (deadline).
         var forcedStatus: Status?
         var deadlineTimer: Scheduled<Void>?
+        /// Ends the call if its first message does not come in time.
+        var firstMessageTimer: Scheduled<Void>?
+        /// Bytes of this stream's incomplete message charged to the budgets.
+        var partialBytes = 0
 
         init(machine: ServerStreamStateMachine) { self.machine = machine }
+
+        func cancelTimers() {
+            deadlineTimer?.cancel()
+            firstMessageTimer?.cancel()
+            firstMessageTimer = nil
+        }
     }
 
     let configuration: WireServer.Configuration
     let router: ServiceRouter
     let admission: CallAdmission
     let calls: AsyncStream<ServerCall>.Continuation
+    /// This connection's account of queued outbound bytes, which also charges the server's budget.
+    let budget: ConnectionBudget
+    /// Set between `handlerAdded` and `handlerRemoved`. The connection's objects point at each other
+    /// (handler → io → context → handler; nghttp2's user data → session), so they are let go explicitly
+    /// when the channel drops the handler: that is what frees the nghttp2 session.
     private(set) var io: ConnectionIO!
     var session: NGHTTP2Session!
     var streams: [Int32: Stream] = [:]
     var peer = "unknown"
     var draining = false
+    /// Bytes of incomplete messages this connection's streams hold now.
+    var partialBytes = 0
+    /// The connection is closing with ENHANCE_YOUR_CALM.
+    var calmedDown = false
 
     init(
         configuration: WireServer.Configuration, router: ServiceRouter, admission: CallAdmission,
-        calls: AsyncStream<ServerCall>.Continuation
+        budget: ConnectionBudget, calls: AsyncStream<ServerCall>.Continuation
     ) {
         self.configuration = configuration
         self.router = router
         self.admission = admission
+        self.budget = budget
         self.calls = calls
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         do {
-            session = try NGHTTP2Session(role: .server, options: configuration.connection.sessionOptions, delegate: self)
+            session = try NGHTTP2Session(
+                role: .server, options: configuration.connection.sessionOptions, delegate: self,
+                budget: budget.server)
         } catch {
             context.close(promise: nil)
             return
@@ -75,15 +97,31 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        io.stop()
+        io?.stop()
         let error = RPCError(code: .unavailable, message: "connection closed")
         for (_, stream) in streams {
-            stream.deadlineTimer?.cancel()
+            stream.cancelTimers()
             stream.call?.bridge.fail(error, cancelTask: true)
         }
         streams.removeAll()
+        releaseAllPartial()
         calls.finish()
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Closed however it closed (GOAWAY, reset, EOF, error, idle): break the cycles so the session,
+        // its buffers and this handler are freed. Loop work queued earlier finds no streams and no io.
+        io?.stop()
+        for (_, stream) in streams {
+            stream.cancelTimers()
+            stream.call?.bridge.fail(RPCError(code: .unavailable, message: "connection closed"), cancelTask: true)
+        }
+        streams.removeAll()
+        releaseAllPartial()
+        calls.finish()
+        io = nil
+        session = nil
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -111,7 +149,7 @@ extension ServerConnectionHandler {
         session.submitShutdownNotice()
         io.flush()
         io.schedule(after: configuration.shutdownNoticeGrace) { [weak self] in
-            guard let self else { return }
+            guard let self, self.io != nil else { return }
             self.session.submitGoAway(errorCode: NGHTTP2_NO_ERROR.rawValue)
             self.io.flush()
             self.closeIfDrained()
@@ -132,6 +170,15 @@ extension ServerConnectionHandler {
         switch request {
         case .consumed(let bytes):
             session.consume(streamID: streamID, bytes: bytes)
+        case .outboundOverBudget(.connectionExhausted):
+            closeForCalm(debug: "queued_outbound_budget")
+            return
+        case .outboundOverBudget:
+            // The server's budget is spent and this stream's reader is behind: end it alone.
+            stream.answered = true
+            stream.call?.bridge.fail(
+                RPCError(code: .resourceExhausted, message: "queued-outbound budget spent"), cancelTask: true)
+            session.resetStream(streamID: streamID, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
         case .outboundReady:
             guard let call = stream.call, !stream.answered else { return }
             let snapshot = call.bridge.takeOutboundRequest()
@@ -171,7 +218,7 @@ extension ServerConnectionHandler {
     }
 
     func deadlineExpired(streamID: Int32) {
-        guard let stream = streams[streamID], !stream.answered else { return }
+        guard let stream = streams[streamID], !stream.answered, io != nil else { return }
         let status = Status(code: .deadlineExceeded, message: "deadline exceeded")
         stream.call?.bridge.fail(RPCError(status: status)!, cancelTask: true)
         if stream.responseHeadersSent {
@@ -180,6 +227,58 @@ extension ServerConnectionHandler {
         } else {
             answerTrailersOnly(stream: stream, streamID: streamID, status: status)
         }
+        io.flushSoon()
+    }
+}
+
+// MARK: - Budgets
+
+extension ServerConnectionHandler {
+    /// Charges (or releases) the change in a stream's incomplete-message bytes.
+    /// - Returns: false when the connection's or the server's budget cannot take it; nothing is charged then.
+    func chargePartial(_ stream: Stream, now: Int) -> Bool {
+        let delta = now - stream.partialBytes
+        if delta <= 0 {
+            budget.server.releasePartial(-delta)
+            partialBytes += delta
+            stream.partialBytes = now
+            return true
+        }
+        let limits = configuration.connection.budgets
+        guard partialBytes + delta <= limits.partialMessageBytesPerConnection, budget.server.reservePartial(delta) else {
+            budget.server.countPartialRefusal()
+            return false
+        }
+        partialBytes += delta
+        stream.partialBytes = now
+        return true
+    }
+
+    func releasePartial(_ stream: Stream) {
+        _ = chargePartial(stream, now: 0)
+    }
+
+    private func releaseAllPartial() {
+        budget.server.releasePartial(partialBytes)
+        partialBytes = 0
+    }
+
+    /// GOAWAY ENHANCE_YOUR_CALM, then close: the peer broke a budget no single call can answer for.
+    func closeForCalm(debug: String) {
+        guard let io, !calmedDown else { return }
+        calmedDown = true
+        budget.server.countCalmClosure()
+        session.submitGoAway(errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue, debug: debug)
+        io.closeAfterFlush()
+    }
+
+    func firstMessageOverdue(streamID: Int32) {
+        guard let stream = streams[streamID], io != nil, !stream.answered else { return }
+        budget.server.countFirstMessageTimeout()
+        let seconds = configuration.connection.budgets.firstMessageTimeout.map { "\($0)" } ?? "time"
+        failCall(
+            stream: stream, streamID: streamID,
+            status: Status(code: .resourceExhausted, message: "no request message within \(seconds)"))
         io.flushSoon()
     }
 }

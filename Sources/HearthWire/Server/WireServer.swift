@@ -39,6 +39,12 @@ public final class WireServer: Sendable {
         }
         /// Where handlers run. Default ``HandlerExecution/eventLoop``.
         public var handlerExecution = HandlerExecution.eventLoop
+        /// Checks a call's path and metadata at HEADERS, before any message is buffered or a handler
+        /// slot taken; a returned status refuses the call at once (trailers-only). Default nil: every
+        /// call is dispatched and its handler checks its own credentials.
+        ///
+        /// Runs on the connection's event loop: it must be quick and must not block.
+        public var callGate: (@Sendable (_ path: String, _ metadata: Metadata) -> Status?)?
         /// Time between the GOAWAY notice and the final GOAWAY of a graceful
         /// shutdown, for requests already in flight to arrive. Default 1 s.
         public var shutdownNoticeGrace: Duration = .seconds(1)
@@ -72,6 +78,7 @@ public final class WireServer: Sendable {
     private let configuration: Configuration
     private let group: MultiThreadedEventLoopGroup
     private let admission: CallAdmission
+    private let budget: WireBudget
     private let state = Mutex(State())
 
     /// Creates a server; nothing happens until ``run()``.
@@ -91,7 +98,12 @@ public final class WireServer: Sendable {
         self.configuration = configuration
         self.group = eventLoopGroup
         self.admission = CallAdmission(limit: configuration.maxRunningHandlers)
+        self.budget = WireBudget(limits: configuration.connection.budgets)
     }
+
+    /// What the server holds and has refused now, across its connections: live sessions, buffered
+    /// bytes, budget refusals. Cheap to read (atomics).
+    public var statistics: Statistics { budget.statistics }
 
     /// The bound addresses, once ``run()`` has bound them.
     /// - Throws: the bind error if binding failed.
@@ -221,7 +233,8 @@ extension WireServer {
         channel.eventLoop.makeCompletedFuture {
             let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
             let handler = ServerConnectionHandler(
-                configuration: configuration, router: router, admission: admission, calls: continuation)
+                configuration: configuration, router: router, admission: admission,
+                budget: ConnectionBudget(server: budget), calls: continuation)
             try channel.pipeline.syncOperations.addHandler(handler)
             let id = ObjectIdentifier(channel)
             let shuttingDown = state.withLock { s in

@@ -14,6 +14,8 @@ final class RawH2Client: NGHTTP2SessionDelegate {
     var closed: [Int32: UInt32] = [:]
     var goAway: (lastStreamID: Int32, errorCode: UInt32)?
     var bodies: [Int32: [UInt8]] = [:]
+    /// Streams whose body stays open after what `bodies` holds is sent (no END_STREAM).
+    var heldOpen: Set<Int32> = []
 
     init() throws {
         var options = ConnectionConfiguration().sessionOptions
@@ -23,9 +25,10 @@ final class RawH2Client: NGHTTP2SessionDelegate {
     }
 
     /// Opens a stream with exactly these headers and body (then END_STREAM).
-    func request(_ headers: [(String, String)], body: [UInt8] = []) throws -> Int32 {
+    func request(_ headers: [(String, String)], body: [UInt8] = [], holdOpen: Bool = false) throws -> Int32 {
         let id = try session.submitRequest(headers: headers)
         bodies[id] = body
+        if holdOpen { heldOpen.insert(id) }
         return id
     }
 
@@ -58,6 +61,7 @@ final class RawH2Client: NGHTTP2SessionDelegate {
         buffer.copyBytes(from: body.prefix(n))
         body.removeFirst(n)
         bodies[streamID] = body
+        if heldOpen.contains(streamID) { return n == 0 ? .deferred : .bytes(n, end: nil) }
         return .bytes(n, end: body.isEmpty ? .endStream : nil)
     }
     func sessionPing(ack: Bool) {}
@@ -70,13 +74,17 @@ final class InMemoryServer {
     let channel: EmbeddedChannel
     let client: RawH2Client
     let calls: AsyncStream<ServerCall>
+    /// The server-wide budget the connection charges.
+    let budget: WireBudget
 
     init(configuration: WireServer.Configuration = .defaults, services: [any WireService] = [EchoService()]) throws {
         let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
         self.calls = calls
+        budget = WireBudget(limits: configuration.connection.budgets)
         let handler = ServerConnectionHandler(
             configuration: configuration, router: ServiceRouter(services: services),
-            admission: CallAdmission(limit: configuration.maxRunningHandlers), calls: continuation)
+            admission: CallAdmission(limit: configuration.maxRunningHandlers),
+            budget: ConnectionBudget(server: budget), calls: continuation)
         channel = EmbeddedChannel(handler: handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         client = try RawH2Client()
