@@ -107,7 +107,11 @@ public final class Hub: Sendable {
             DriverServiceHandler(engine: engine, sessions: sessions, access: access, logger: logger),
             health,
         ]
-        let server = WireServer(listeningOn: configuration.listen, services: services, configuration: configuration.wire)
+        var wire = configuration.wire
+        if wire.callGate == nil {
+            wire.callGate = { path, metadata in access.gate(path: path, metadata: metadata) }
+        }
+        let server = WireServer(listeningOn: configuration.listen, services: services, configuration: wire)
         return Hub(
             engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
             access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger)

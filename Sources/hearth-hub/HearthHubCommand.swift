@@ -60,6 +60,7 @@ struct HearthHubCommand: AsyncParsableCommand {
         }
         if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
         if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
+        try file.limits?.apply(to: &configuration)
         configuration.tokens = try file.tokens()
         configuration.plugins = try file.pluginSpecs(
             hubExecutable: (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath())

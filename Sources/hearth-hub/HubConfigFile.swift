@@ -41,11 +41,12 @@ struct HubConfigFile: Decodable {
     var retainedChanges: Int?
     var progressIntervalMs: Int?
     var commandTimeoutMs: Int?
+    var limits: LimitsEntry?
 
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, socket, structures, clients, drivers, plugins
+        case listen, socket, structures, clients, drivers, plugins, limits
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
@@ -66,6 +67,13 @@ struct HubConfigFile: Decodable {
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw ConfigError(
                     "config file \(path): unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+            }
+            let knownLimits = Set(LimitsEntry.CodingKeys.allCases.map(\.rawValue))
+            if let limits = object["limits"] as? [String: Any],
+                let unknown = limits.keys.sorted().first(where: { !knownLimits.contains($0) })
+            {
+                throw ConfigError(
+                    "config file \(path): unknown key 'limits.\(unknown)' (known: \(knownLimits.sorted().joined(separator: ", ")))")
             }
         }
         do {

@@ -26,6 +26,9 @@ struct HubConfigTests {
             (#"{"plugins": [{"id": "lights", "executable": "no-such-driver"}]}"#, "executable 'no-such-driver' not found"),
             (#"{"plugins": [{"id": "a", "executable": "/bin/true"}, {"id": "a", "executable": "/bin/true"}]}"#, "plugin 'a' is listed twice"),
             (#"{"plugins": [{"id": "a/b", "executable": "/bin/true"}]}"#, "must be non-empty without '/'"),
+            (#"{"limits": {"max_json_dept": 8}}"#, "unknown key 'limits.max_json_dept'"),
+            (#"{"limits": {"partial_message_bytes_per_server": 0}}"#, "partial_message_bytes_per_server must be positive"),
+            (#"{"limits": {"max_type_nesting": 100}}"#, "max_type_nesting must be at most 32"),
         ])
     func refusesBadConfig(json: String, message: String) async throws {
         try await withTemporaryDirectory { dir in

@@ -11,11 +11,13 @@ extension HubEngine {
         var result = Hearth_V1_AnnounceResult()
         for json in announce.vendorTraitSchemasJson {
             do {
-                let schema = try JSONDecoder().decode(TraitSchema.self, from: Data(json.utf8))
+                let schema = try configuration.inputLimits.decodeSchema(json: json)
                 var catalog = validator.catalog
                 try catalog.registerVendorTrait(schema)
                 validator.catalog = catalog
             } catch let error as CatalogError {
+                result.rejected.append(Self.rejection("vendor trait schema", .invalidArgument, error.message))
+            } catch let error as InputLimitError {
                 result.rejected.append(Self.rejection("vendor trait schema", .invalidArgument, error.message))
             } catch {
                 result.rejected.append(Self.rejection("vendor trait schema", .invalidArgument, "not a trait schema: \(error)"))

@@ -30,6 +30,8 @@ public actor HubEngine {
         public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
         /// The catalog writes, commands and reports are checked against.
         public var catalog = Catalog.builtin
+        /// Size and nesting limits on what drivers and clients send to be parsed (vendor schemas).
+        public var inputLimits = InputLimits.defaults
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory

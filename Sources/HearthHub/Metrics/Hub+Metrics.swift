@@ -10,6 +10,7 @@ extension Hub {
         metrics.refresh(
             revision: figures.revision, devices: figures.devices, drivers: figures.connectedDrivers,
             connections: server.openConnections, runningCalls: server.runningHandlers)
+        metrics.refresh(wire: server.statistics)
         return metrics.render()
     }
 

@@ -1,4 +1,5 @@
 public import Prometheus
+import HearthWire
 
 /// The hub's Prometheus metrics, in a registry of their own.
 ///
@@ -30,6 +31,11 @@ public final class HubMetrics: Sendable {
     let devices: Gauge
     let connections: Gauge
     let runningCalls: Gauge
+    /// The wire's live sessions, held bytes and budget refusals (``WireServer/Statistics``).
+    let wireSessions: Gauge
+    let wirePartialBytes: Gauge
+    let wireQueuedBytes: Gauge
+    let wireRefusals: [(label: String, gauge: Gauge)]
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -52,6 +58,35 @@ public final class HubMetrics: Sendable {
         devices = registry.makeGauge(descriptor: Self.name("devices", "", "Devices in the home graph."))
         connections = registry.makeGauge(descriptor: Self.name("connections", "", "Open HTTP/2 connections."))
         runningCalls = registry.makeGauge(descriptor: Self.name("running", "calls", "Calls being handled now."))
+        wireSessions = registry.makeGauge(
+            descriptor: Self.name("wire_sessions", "", "HTTP/2 sessions alive (0 once every connection has closed)."))
+        wirePartialBytes = registry.makeGauge(
+            descriptor: Self.name("wire_partial_message", "bytes", "Bytes of incomplete incoming messages held."))
+        wireQueuedBytes = registry.makeGauge(
+            descriptor: Self.name("wire_queued_outbound", "bytes", "Bytes queued for peers, not yet sent."))
+        // Totals kept by the wire; exported as gauges because they are read, not counted, here.
+        wireRefusals = ["partial_message_budget", "unauthenticated", "first_message_timeout", "enhance_your_calm"].map {
+            reason in
+            (
+                reason,
+                registry.makeGauge(
+                    descriptor: Self.name(
+                        "wire_refusals", "", "Calls refused or connections closed by a budget, by reason (running total)."),
+                    labels: [("reason", reason)])
+            )
+        }
+    }
+
+    /// Sets the wire's gauges; called when the page is rendered.
+    func refresh(wire: WireServer.Statistics) {
+        wireSessions.set(Double(wire.sessionsAlive))
+        wirePartialBytes.set(Double(wire.partialMessageBytes))
+        wireQueuedBytes.set(Double(wire.queuedOutboundBytes))
+        let totals = [
+            wire.partialBudgetRefusals, wire.unauthenticatedRefusals, wire.firstMessageTimeouts,
+            wire.enhanceYourCalmClosures,
+        ]
+        for (entry, total) in zip(wireRefusals, totals) { entry.gauge.set(Double(total)) }
     }
 
     func watchOpened() { watchStreams.increment() }

@@ -2,8 +2,14 @@ import Foundation
 public import SwiftProtobuf
 public import NIOCore
 
+/// Nested messages a peer's message may hold. Decoding recurses once per level, so this bounds the stack
+/// a message can take; Hearth's deepest real messages (a `Value` list of structs inside a report) use
+/// fewer than 16. swift-protobuf's own default is 100.
+public let protobufDepthLimit = 64
+
 extension MessageCodec where Message: SwiftProtobuf.Message {
-    /// The protobuf binary encoding of `Message`.
+    /// The protobuf binary encoding of `Message`. Decoding stops at ``protobufDepthLimit`` nested messages
+    /// with INVALID_ARGUMENT.
     public static var protobuf: MessageCodec<Message> {
         MessageCodec(
             serialize: { message in try message.serializedBytes() },
@@ -14,7 +20,15 @@ extension MessageCodec where Message: SwiftProtobuf.Message {
                     let data = Data(
                         bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count,
                         deallocator: .none)
-                    return try Message(serializedBytes: data)
+                    var options = BinaryDecodingOptions()
+                    options.messageDepthLimit = protobufDepthLimit
+                    do {
+                        return try Message(serializedBytes: data, options: options)
+                    } catch BinaryDecodingError.messageDepthLimit {
+                        throw RPCError(
+                            code: .invalidArgument,
+                            message: "message nests more than the limit of \(protobufDepthLimit) messages")
+                    }
                 }
             }
         )

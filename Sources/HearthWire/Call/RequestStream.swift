@@ -20,6 +20,8 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
             guard let bytes = try await bridge.nextInbound() else { return nil }
             do {
                 return try codec.deserialize(bytes)
+            } catch let error as RPCError {
+                throw error
             } catch {
                 throw RPCError(code: .internal, message: "could not decode message: \(error)")
             }
