@@ -56,6 +56,8 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]
         ),
+        // glibc's malloc.h (malloc_trim), for giving freed memory back after bursts of connections.
+        .systemLibrary(name: "CMalloc"),
         // HTTP/2 on nghttp2 over SwiftNIO with gRPC framing. Knows nothing of homes.
         .target(
             name: "HearthWire",
@@ -107,6 +109,7 @@ let package = Package(
         .target(
             name: "HearthHub",
             dependencies: [
+                "CMalloc",
                 "HearthWire",
                 "HearthProto",
                 "HearthModel",

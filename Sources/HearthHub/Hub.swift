@@ -120,7 +120,7 @@ public final class Hub: Sendable {
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.
     /// Supervised plugins start once the server listens and are stopped (SIGTERM) when it shuts down.
     public func run() async throws {
-        enum Part { case engine, metrics, server, supervisor, deadline }
+        enum Part { case engine, metrics, server, supervisor, deadline, trimmer }
         let draining = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Part.self) { group in
             group.addTask {
@@ -153,6 +153,10 @@ public final class Hub: Sendable {
                 guard !Task.isCancelled else { return .deadline }
                 try? await Task.sleep(for: self.shutdownGrace)
                 return .deadline
+            }
+            group.addTask {
+                await MemoryTrimmer().run(server: self.server)
+                return .trimmer
             }
             if let supervisor {
                 group.addTask {

@@ -122,6 +122,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         calls.finish()
         io = nil
         session = nil
+        budget.server.countClosedConnection()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -16,6 +16,7 @@ final class WireBudget: Sendable {
     private let unauthenticatedRefusals = Atomic<Int>(0)
     private let firstMessageTimeouts = Atomic<Int>(0)
     private let calmClosures = Atomic<Int>(0)
+    private let closedConnections = Atomic<Int>(0)
 
     init(limits: ConnectionConfiguration.Budgets) { self.limits = limits }
 
@@ -58,6 +59,7 @@ final class WireBudget: Sendable {
     func countUnauthenticatedRefusal() { unauthenticatedRefusals.add(1, ordering: .relaxed) }
     func countFirstMessageTimeout() { firstMessageTimeouts.add(1, ordering: .relaxed) }
     func countCalmClosure() { calmClosures.add(1, ordering: .relaxed) }
+    func countClosedConnection() { closedConnections.add(1, ordering: .relaxed) }
 
     /// The figures now.
     var statistics: WireServer.Statistics {
@@ -68,7 +70,8 @@ final class WireBudget: Sendable {
             partialBudgetRefusals: partialRefusals.load(ordering: .relaxed),
             unauthenticatedRefusals: unauthenticatedRefusals.load(ordering: .relaxed),
             firstMessageTimeouts: firstMessageTimeouts.load(ordering: .relaxed),
-            enhanceYourCalmClosures: calmClosures.load(ordering: .relaxed))
+            enhanceYourCalmClosures: calmClosures.load(ordering: .relaxed),
+            connectionsClosed: closedConnections.load(ordering: .relaxed))
     }
 }
 
@@ -89,5 +92,7 @@ extension WireServer {
         public var firstMessageTimeouts: Int
         /// Connections closed with GOAWAY ENHANCE_YOUR_CALM (too many pings, budgets).
         public var enhanceYourCalmClosures: Int
+        /// Connections closed and released since the server started.
+        public var connectionsClosed: Int
     }
 }
