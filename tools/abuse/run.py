@@ -607,16 +607,21 @@ def partial_connection(port, streams, stop, counts, clients, max_streams=1000):
             break
     c.flush()
     zeros = bytes(16384)
+    to_replace = 0
     while not stop.is_set() and c.terminated is None:
         progressed = False
+        # Replacements wait for connection window for their 5-byte prefix.
+        while to_replace and opened[0] < max_streams and c.conn.outbound_flow_control_window >= 5:
+            to_replace -= 1
+            if not open_stream():
+                to_replace = 0
         for stream in list(remaining):
             if c.done(stream):
                 reset = c.responses[stream]["reset"]
                 counts.add(f"stream ended by the hub: grpc-status {c.status(stream)}"
                            + (f", RST_STREAM {getattr(reset, 'name', reset)}" if reset is not None else ""))
                 del remaining[stream]
-                if opened[0] < max_streams:
-                    open_stream()
+                to_replace += 1
                 continue
             try:
                 window = min(c.conn.local_flow_control_window(stream), c.conn.max_outbound_frame_size,
