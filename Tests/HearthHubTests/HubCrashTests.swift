@@ -1,5 +1,6 @@
 import Foundation
 import HearthHub
+import HearthModel
 import HearthProto
 import HearthTesting
 import HearthWire
@@ -69,7 +70,10 @@ enum HubProcessError: Error {
 struct HubCrashTests {
     static func writeConfig(in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent("hub.json")
-        let json = #"{"clients": [{"token": "admin-token", "user": "admin", "role": "admin"}]}"#
+        let json = #"""
+            {"clients": [{"token": "admin-token", "user": "admin", "role": "admin"}],
+             "drivers": [{"id": "lights", "token": "lights-token"}]}
+            """#
         try json.write(to: url, atomically: true, encoding: .utf8)
         return url
     }
@@ -129,6 +133,80 @@ struct HubCrashTests {
                 let storedRound = Int(stored.split(separator: "r").last!) ?? -1
                 #expect(stored.hasPrefix(String(name.prefix(2))) && storedRound >= ackedRound, "room \(room): acknowledged \(name), stored \(stored)")
             }
+        }
+    }
+
+    @Test("kill -9 while state flows: no revision is reused, a watcher that saw lost ones re-lists, saved state is unconfirmed")
+    func killDuringReports() async throws {
+        try await withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data")
+            let config = try Self.writeConfig(in: dir)
+            let first = try await HubProcess(directory: data, config: config)
+            let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
+            let info = try await client.call(HomeMethods.getHub, .init())
+            // Reports published from memory reach a watcher; the hub dies right after.
+            let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
+                for value in 1...200 { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
+                let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
+                    seen.changes.contains { $0.trait.state.attributes.first?.value.uintValue == 200 }
+                }
+                return responses.map(\.revision).max() ?? 0
+            }
+            first.kill()
+            client.wire.close()
+            #expect(seen > info.revision)
+
+            let second = try await HubProcess(directory: data, config: config)
+            defer { second.terminate() }
+            let after = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: second.port)), port: second.port)
+            defer { after.wire.close() }
+            // What the watcher saw may be lost: it must re-list rather than resume with a silent gap.
+            let resumed = try await after.watch(.from(seen, epoch: info.epoch)) { _ in true }
+            #expect(resumed.first?.relist.reason == .tooOld)
+            let snapshot = try await after.watch(.from(0)) { $0.synced }
+            let restarted = try #require(snapshot.last?.revision)
+            #expect(restarted > seen, "revision \(restarted) after the restart is not past \(seen) seen before the kill")
+            let identifies = snapshot.changes.compactMap { change in
+                change.device.types.first?.traits.first(where: { $0.traitID == 0x0003 })
+            }
+            let identify = try #require(identifies.last)
+            // The last saved value of the trait, not yet confirmed by its driver.
+            #expect(identify.confirmed == false)
+            #expect((identify.attributes.first?.value.uintValue ?? 0) <= 200)
+        }
+    }
+
+    @Test("a clean stop saves the newest state and the log: a watcher resumes without a relist")
+    func cleanStopKeepsState() async throws {
+        try await withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data")
+            let config = try Self.writeConfig(in: dir)
+            let first = try await HubProcess(directory: data, config: config)
+            let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
+            let info = try await client.call(HomeMethods.getHub, .init())
+            let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
+                for value in 1...50 { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
+                let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
+                    seen.changes.contains { $0.trait.state.attributes.first?.value.uintValue == 50 }
+                }
+                return responses.map(\.revision).max() ?? 0
+            }
+            client.wire.close()
+            first.terminate()
+
+            let second = try await HubProcess(directory: data, config: config)
+            defer { second.terminate() }
+            let after = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: second.port)), port: second.port)
+            defer { after.wire.close() }
+            let resumed = try await after.watch(.from(seen, epoch: info.epoch)) { seen in
+                seen.changes.contains { $0.trait.state.confirmed == false }
+            }
+            #expect(resumed.first?.hasRelist == false)
+            let identify = resumed.changes.compactMap { change in
+                change.device.types.first?.traits.first(where: { $0.traitID == 0x0003 })
+            }.last
+            #expect(identify?.attributes.first?.value.uintValue == 50)
+            #expect(resumed.changes.allSatisfy { $0.revision > seen })
         }
     }
 }

@@ -35,7 +35,7 @@ extension HubEngine {
             }
         }
         if !changes.isEmpty {
-            try record(changes)
+            try record(changes, path: .metadata)
             try await awaitCommit()
         }
         return result
@@ -127,17 +127,9 @@ extension HubEngine {
             graph.devices[id] = device
             changes.append(.trait(device, endpoint: item.endpoint, trait))
         }
-        if !changes.isEmpty { try record(changes) }
+        if !changes.isEmpty { try record(changes, path: .state) }
         try await throttle()
         return rejections
-    }
-
-    /// Back-pressure for drivers: when more changes wait for SQLite than ``Configuration/maxPendingChanges``,
-    /// the reporting driver's session waits for the commit. Its stream stops being read, HTTP/2 flow control
-    /// holds its writer, and the driver coalesces its reports meanwhile: memory stays bounded, and no single
-    /// commit grows past what the change log retains (which would make every watcher re-list).
-    func throttle() async throws {
-        if pending.log.count > maxPendingChanges { try await awaitCommit() }
     }
 
     /// Publishes events (never coalesced); returns what was refused. Waits like ``report(driver:_:)``.
@@ -165,7 +157,7 @@ extension HubEngine {
             if event.timestampMs == 0 { event.timestampMs = Int64(Date().timeIntervalSince1970 * 1000) }
             changes.append(.event(device, event))
         }
-        if !changes.isEmpty { try record(changes) }
+        if !changes.isEmpty { try record(changes, path: .state) }
         try await throttle()
         return rejections
     }
@@ -183,7 +175,7 @@ extension HubEngine {
             changes.append(.deviceRemoved(device))
         }
         if !changes.isEmpty {
-            try record(changes)
+            try record(changes, path: .metadata)
             try await awaitCommit()
         }
         return rejections
@@ -199,7 +191,6 @@ extension HubEngine {
     public func driverDisconnected(_ driver: String) async {
         connectedDrivers.remove(driver)
         setConnectivity(ofDriver: driver, to: .offline)
-        try? await awaitCommit()
     }
 
     /// Whether a driver has a session now.
@@ -213,7 +204,7 @@ extension HubEngine {
             graph.devices[device.id] = device
             changes.append(.device(device, previousStructureID: device.structureID))
         }
-        if !changes.isEmpty { _ = try? record(changes) }
+        if !changes.isEmpty { _ = try? record(changes, path: .state) }
     }
 
     var defaultStructureID: String? {

@@ -9,7 +9,7 @@ extension HubEngine {
         }
         let structure = StructureRecord(id: Self.newID("s"), name: Names.cut(name), revision: upcomingRevision)
         graph.structures[structure.id] = structure
-        try record([.structure(structure)])
+        try record([.structure(structure)], path: .metadata)
         try await awaitCommit()
         return structure
     }
@@ -22,7 +22,7 @@ extension HubEngine {
         structure.name = Names.cut(name)
         structure.revision = upcomingRevision
         graph.structures[id] = structure
-        try record([.structure(structure)])
+        try record([.structure(structure)], path: .metadata)
         try await awaitCommit()
         return structure
     }
@@ -33,7 +33,7 @@ extension HubEngine {
         let room = RoomRecord(
             id: Self.newID("r"), structureID: structureID, name: Names.cut(name), revision: upcomingRevision)
         graph.rooms[room.id] = room
-        try record([.room(room)])
+        try record([.room(room)], path: .metadata)
         try await awaitCommit()
         return room
     }
@@ -44,7 +44,7 @@ extension HubEngine {
         room.name = Names.cut(name)
         room.revision = upcomingRevision
         graph.rooms[id] = room
-        try record([.room(room)])
+        try record([.room(room)], path: .metadata)
         try await awaitCommit()
         return room
     }
@@ -64,7 +64,7 @@ extension HubEngine {
             changes.append(.device(device, previousStructureID: device.structureID))
         }
         graph.rooms[id] = nil
-        try record(changes)
+        try record(changes, path: .metadata)
         try await awaitCommit()
         return (revision, unassigned)
     }
@@ -75,7 +75,7 @@ extension HubEngine {
         device.name = Names.cut(name)
         device.revision = upcomingRevision
         graph.devices[id] = device
-        try record([.device(device, previousStructureID: device.structureID)])
+        try record([.device(device, previousStructureID: device.structureID)], path: .metadata)
         try await awaitCommit()
         return device
     }
@@ -115,7 +115,7 @@ extension HubEngine {
             moved.append(device)
             changes.append(.device(device, previousStructureID: previous))
         }
-        try record(changes)
+        try record(changes, path: .metadata)
         try await awaitCommit()
         return moved
     }

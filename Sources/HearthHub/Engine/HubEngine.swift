@@ -2,12 +2,16 @@ public import Foundation
 public import HearthModel
 public import HearthProto
 public import Logging
+import DequeModule
 
 /// The hub's engine: the one owner of the home graph.
 ///
-/// Every change gets the next revision, goes into the current group commit, and is published to watchers
-/// only after SQLite has it on disk; a mutation returns only then. Run ``run()`` for the commit loop (the hub
-/// executable runs it as a service).
+/// Every change gets the next revision. Two paths (`Docs/Hub.md`, "Two paths"): a metadata change (names,
+/// rooms, structures, membership, registration, removal) is committed durably before it is published or
+/// acknowledged; trait state, connectivity and events are published to watchers at once, from memory, and
+/// the newest state per trait is saved behind them. Watchers see revisions strictly in order, so a state
+/// change recorded while a metadata commit is on its way to disk is published right after it. Run ``run()``
+/// for the writers (the hub executable runs it as a service).
 ///
 /// ```swift
 /// let engine = try await HubEngine.open(configuration: .init(dataDirectory: url))
@@ -21,11 +25,14 @@ public actor HubEngine {
     public struct Configuration: Sendable {
         /// Where `hub.sqlite` lives.
         public var dataDirectory: URL
-        /// Changes kept in memory (and in SQLite) for resuming watches and for slow watchers; at least 1.
+        /// Changes kept in memory for resuming watches and for slow watchers (and stored at a clean stop);
+        /// at least 1.
         public var retainedChanges = 100_000
-        /// Changes recorded but not yet committed beyond which a driver's report waits for the commit
-        /// (back-pressure). At most half of ``retainedChanges``. Default 10 000.
+        /// Changes waiting behind a metadata commit beyond which a driver's report waits for that commit
+        /// (back-pressure while the disk is slow). At most half of ``retainedChanges``. Default 10 000.
         public var maxPendingChanges = 10_000
+        /// How long trait states gather before the state writer saves the newest of each. Default 10 ms.
+        public var stateSaveInterval: Duration = .milliseconds(10)
         /// Structures created on first start (id, name); devices a driver announces go into the first.
         public var initialStructures: [(id: String, name: String)] = [("home", "Home")]
         /// The catalog writes, commands and reports are checked against.
@@ -38,36 +45,63 @@ public actor HubEngine {
         }
     }
 
-    /// What the next group commit writes: the log entries, and the newest value of each changed object.
-    struct Pending {
-        var log: [LogEntry] = []
+    /// Which path a change takes.
+    enum ChangePath {
+        /// Committed durably before it is published (what a person typed, registration, removal).
+        case metadata
+        /// Published at once; the newest state per trait saved behind (reports, connectivity, events).
+        case state
+    }
+
+    /// Metadata waiting for the next durable commit: the newest value of each changed object.
+    struct PendingMetadata {
         var structures: [String: StructureRecord] = [:]
         var rooms: [String: RoomRecord] = [:]
         var devices: [String: DeviceRecord] = [:]
         var removedRooms: Set<String> = []
         var removedDevices: Set<String> = []
         var waiters: [CheckedContinuation<Void, any Error>] = []
-        var isEmpty: Bool { log.isEmpty && waiters.isEmpty }
+        var isEmpty: Bool {
+            structures.isEmpty && rooms.isEmpty && devices.isEmpty && removedRooms.isEmpty && removedDevices.isEmpty
+                && waiters.isEmpty
+        }
     }
+
+    /// A recorded entry not yet published, and whether it waits for a durable commit.
+    struct HeldEntry {
+        var entry: LogEntry
+        var needsCommit: Bool
+    }
+
+    /// Revisions reserved per durable reservation: a hub killed at any moment skips at most this many.
+    static let revisionBlock: UInt64 = 1 << 20
 
     let configuration: Configuration
     let store: any HubStore
     nonisolated let changeLog: ChangeLog
     var graph: HomeGraph
     var validator: Validator
-    var pending = Pending()
-    /// The stored change log holds nothing at or below this revision.
-    var prunedThrough: UInt64 = 0
+    var metadata = PendingMetadata()
+    /// Entries recorded but not published: everything from the first one that waits for a commit on.
+    var held: Deque<HeldEntry> = []
+    /// How many entries of ``held`` wait for a commit.
+    var heldForCommit = 0
+    /// Trait states published but not yet saved, newest per trait.
+    var unsaved: [TraitState.Key: TraitState] = [:]
+    /// Revisions are reserved on disk through this one; none above it is published before it is.
+    var reserved: UInt64
     var connectedDrivers: Set<String> = []
     /// ``Configuration/maxPendingChanges``, at most half the retained log.
     nonisolated let maxPendingChanges: Int
     let logger: Logger
     /// Counters and histograms the engine and its watch streams update.
     public nonisolated let metrics: HubMetrics
-    private let commitSignal: AsyncStream<Void>.Continuation
-    private let commitSignals: AsyncStream<Void>
+    let commitSignal: AsyncStream<Void>.Continuation
+    let commitSignals: AsyncStream<Void>
+    let saveSignal: AsyncStream<Void>.Continuation
+    let saveSignals: AsyncStream<Void>
     /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
-    private var stopped = false
+    var stopped = false
 
     /// The epoch of the data directory.
     public nonisolated let epoch: String
@@ -80,18 +114,26 @@ public actor HubEngine {
         self.store = store
         self.logger = logger
         self.epoch = stored.epoch
-        var graph = HomeGraph(epoch: stored.epoch, revision: stored.revision)
+        // After an unclean stop, revisions up to the reservation may have been published and lost: start
+        // past them, with no history, so every watcher that saw one of them is told to re-list.
+        let start = stored.clean ? stored.revision : stored.reserved + 1
+        var graph = HomeGraph(epoch: stored.epoch, revision: start)
         for s in stored.structures { graph.structures[s.id] = s }
         for r in stored.rooms { graph.rooms[r.id] = r }
         for d in stored.devices { graph.devices[d.id] = d }
+        for state in stored.traits { graph.restore(state) }
         self.graph = graph
+        self.reserved = stored.clean ? stored.revision : start
         self.validator = Validator(catalog: configuration.catalog)
-        let history = try stored.log.map {
-            try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
-        }
-        self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: stored.revision, history: history)
+        let history =
+            stored.clean
+            ? try stored.log.map {
+                try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
+            } : []
+        self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: start, history: history)
         maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))
         (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (saveSignals, saveSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Opens the data directory (creating it) and loads the home.
@@ -103,6 +145,7 @@ public actor HubEngine {
         let stored = try await store.load()
         let engine = try HubEngine(
             configuration: configuration, store: store, stored: stored, logger: logger, metrics: metrics)
+        try await engine.reserveRevisions()
         await engine.prepareAfterLoad()
         return engine
     }
@@ -117,129 +160,19 @@ public actor HubEngine {
             graph.structures[id] = structure
             changes.append(.structure(structure))
         }
+        if !changes.isEmpty { _ = try? record(changes, path: .metadata) }
+        let unconfirmed = upcomingRevision
+        changes = []
         for var device in graph.devices.values.sorted(by: { $0.id < $1.id })
-        where device.setAllTraits(connectivity: .unknown, confirmed: false, revision: revision) {
+        where device.setAllTraits(connectivity: .unknown, confirmed: false, revision: unconfirmed) {
             graph.devices[device.id] = device
             changes.append(.device(device, previousStructureID: device.structureID))
         }
-        if !changes.isEmpty { _ = try? record(changes) }
+        if !changes.isEmpty { _ = try? record(changes, path: .state) }
     }
 
-    /// The revision the next ``record(_:)`` gives out; records built for it carry it.
+    /// The revision the next ``record(_:path:)`` gives out; records built for it carry it.
     var upcomingRevision: UInt64 { graph.revision + 1 }
-
-    /// Commits and publishes changes until cancelled; then commits what is pending and returns.
-    public func run() async throws {
-        await withTaskCancellationHandler {
-            for await _ in commitSignals {
-                await commitPending()
-            }
-        } onCancel: {
-            commitSignal.finish()
-        }
-        stopped = true
-        await commitPending()
-    }
-
-    /// Commits everything pending in one transaction, then publishes it. Retries a failed commit until it
-    /// succeeds unless `retrying` is false; then returns the failure (its data stays pending).
-    @discardableResult
-    private func commitPending(retrying: Bool = true) async -> (any Error)? {
-        while !pending.isEmpty {
-            let taken = pending
-            pending = Pending()
-            let through = taken.log.last?.revision ?? changeLog.published
-            let prune = changeLog.oldestResumable
-            let batch = StoreBatch(
-                revision: through, structures: Array(taken.structures.values), rooms: Array(taken.rooms.values),
-                removedRooms: Array(taken.removedRooms), devices: Array(taken.devices.values),
-                removedDevices: Array(taken.removedDevices), log: taken.log,
-                pruneLogThrough: prune > prunedThrough ? prune : 0)
-            do {
-                if !batch.isEmpty {
-                    let started = ContinuousClock.now
-                    try await store.commit(batch)  // completes even if this task is cancelled (HubStore)
-                    metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.log.count)
-                }
-                changeLog.publish(batch.log, through: through)
-                metrics.recordPublished(changes: batch.log.count)
-                prunedThrough = max(prunedThrough, batch.pruneLogThrough)
-                for waiter in taken.waiters { waiter.resume() }
-            } catch {
-                logger.error("hub.commit.failed", metadata: ["error": "\(error)"])
-                for waiter in taken.waiters {
-                    waiter.resume(
-                        throwing: HubError(
-                            .unavailable, "the hub could not store the change yet (\(error)); it keeps retrying"))
-                }
-                // Nothing of the batch was published; keep its data for the next attempt.
-                merge(back: taken)
-                // Cancelled (shutting down) or asked not to: one attempt only; a cancelled sleep would spin.
-                guard retrying, !Task.isCancelled else { return error }
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        return nil
-    }
-
-    private func merge(back taken: Pending) {
-        var merged = taken
-        merged.waiters = pending.waiters
-        merged.log.append(contentsOf: pending.log)
-        merged.structures.merge(pending.structures) { _, new in new }
-        merged.rooms.merge(pending.rooms) { _, new in new }
-        merged.devices.merge(pending.devices) { _, new in new }
-        merged.removedRooms.formUnion(pending.removedRooms)
-        merged.removedDevices.formUnion(pending.removedDevices)
-        pending = merged
-        commitSignal.yield()
-    }
-
-    /// Gives `changes` the next revision and adds them to the pending commit. The graph must already hold
-    /// their new values.
-    @discardableResult
-    func record(_ changes: [GraphChange]) throws -> UInt64 {
-        let revision = graph.nextRevision()
-        for change in changes {
-            pending.log.append(try change.logEntry(revision: revision))
-            switch change {
-            case .structure(let s):
-                pending.structures[s.id] = s
-            case .room(let r):
-                pending.rooms[r.id] = r
-                pending.removedRooms.remove(r.id)
-            case .roomRemoved(let id, _):
-                pending.rooms[id] = nil
-                pending.removedRooms.insert(id)
-            case .device(let d, _), .trait(let d, _, _):
-                pending.devices[d.id] = graph.devices[d.id] ?? d
-                pending.removedDevices.remove(d.id)
-            case .deviceRemoved(let d):
-                pending.devices[d.id] = nil
-                pending.removedDevices.insert(d.id)
-            case .event:
-                break
-            }
-        }
-        commitSignal.yield()
-        return revision
-    }
-
-    /// Waits until everything recorded so far is committed and published.
-    func awaitCommit() async throws {
-        if stopped {
-            // run() has returned (shutdown), so nothing else commits: a driver disconnecting or a call
-            // finishing during shutdown commits its own change here, once.
-            if let error = await commitPending(retrying: false) {
-                throw HubError(.unavailable, "the hub is stopping and could not store the change (\(error))")
-            }
-            return
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            pending.waiters.append(continuation)
-            commitSignal.yield()
-        }
-    }
 
     /// The hub's epoch and newest committed revision.
     public func info() -> (epoch: String, revision: UInt64) { (graph.epoch, changeLog.published) }

@@ -32,3 +32,17 @@ struct HomeGraph: Sendable {
         devices.values.filter { $0.driverID == driverID }
     }
 }
+
+extension HomeGraph {
+    /// Puts a saved trait state back when it is newer than what its device's record holds; a state of a
+    /// device, endpoint or trait that is gone is ignored.
+    mutating func restore(_ state: TraitState) {
+        guard var device = devices[state.deviceID], let t = device.typeIndex(endpoint: state.endpoint),
+            let i = device.types[t].traitIndex(state.trait.traitID),
+            device.types[t].traits[i].revision < state.trait.revision
+        else { return }
+        device.types[t].traits[i] = state.trait
+        device.revision = max(device.revision, state.trait.revision)
+        devices[state.deviceID] = device
+    }
+}

@@ -1,13 +1,19 @@
 import Foundation
 import GRDB
+import HearthModel
 import HearthProto
 import SwiftProtobuf
 
-/// The hub's storage in one SQLite file (WAL, `synchronous = FULL`): a batch is on disk before
-/// ``commit(_:)`` returns, so nothing acknowledged or published is lost when the process dies.
+/// The hub's storage in one SQLite file in WAL mode.
+///
+/// Metadata commits run with `synchronous = FULL`: the WAL is fsynced before ``commit(_:)`` returns. Trait
+/// states are saved with `synchronous = NORMAL`: no fsync, so a save costs no disk wait; in WAL mode such a
+/// transaction still survives the process being killed (the kernel has it), and only an OS crash or power
+/// loss can take the last ones, which devices re-report anyway.
 ///
 /// Objects are stored as their protobuf messages (the contract is versioned, so this is the stable form);
-/// the change log keeps the exact `Change` bytes watchers received, for resuming after a restart.
+/// each trait's state has a row of its own, so a report rewrites that row and not the whole device. The
+/// change log is written only at a clean stop, as the exact `Change` bytes watchers received.
 final class SQLiteStore: HubStore {
     private let queue: DatabaseQueue
 
@@ -47,14 +53,28 @@ final class SQLiteStore: HubStore {
                 sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('revision', '0')",
                 arguments: [UUID().uuidString.lowercased()])
         }
+        // Trait states apart from devices; revisions reserved in blocks; clean stops marked. A v1 store
+        // committed everything before publishing it, so it counts as stopped cleanly.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE trait_state (
+                        device_id TEXT NOT NULL, endpoint INTEGER NOT NULL, trait_id INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (device_id, endpoint, trait_id)) WITHOUT ROWID;
+                    INSERT INTO meta (key, value) SELECT 'reserved', value FROM meta WHERE key = 'revision';
+                    INSERT INTO meta (key, value) VALUES ('clean', '1');
+                    """)
+        }
         return migrator
     }
 
     func load() async throws -> StoredHome {
         try await queue.read { db in
-            let epoch = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") ?? ""
-            let revision = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'revision'")
-                .flatMap(UInt64.init) ?? 0
+            func meta(_ key: String) throws -> String? {
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+            }
+            let revision = try meta("revision").flatMap(UInt64.init) ?? 0
             let structures = try Row.fetchAll(db, sql: "SELECT body FROM structures").map { row in
                 StructureRecord(proto: try Hearth_V1_Structure(serializedBytes: Self.bytes(row[0])))
             }
@@ -65,52 +85,95 @@ final class SQLiteStore: HubStore {
                 DeviceRecord(
                     proto: try Hearth_V1_Device(serializedBytes: Self.bytes(row[1])), localID: row[0])
             }
+            let traits = try Row.fetchAll(db, sql: "SELECT device_id, endpoint, body FROM trait_state").map { row in
+                TraitState(
+                    deviceID: row[0], endpoint: row[1],
+                    trait: TraitRecord(proto: try Hearth_V1_TraitState(serializedBytes: Self.bytes(row[2]))))
+            }
             let log = try Row.fetchAll(
                 db, sql: "SELECT change, previous_structure_id FROM change_log ORDER BY seq"
             ).map { row in (change: Self.bytes(row[0]), previousStructureID: row[1] as String?) }
             return StoredHome(
-                epoch: epoch, revision: revision, structures: structures, rooms: rooms, devices: devices, log: log)
+                epoch: try meta("epoch") ?? "", revision: revision,
+                reserved: try meta("reserved").flatMap(UInt64.init) ?? revision, clean: try meta("clean") == "1",
+                structures: structures, rooms: rooms, devices: devices, traits: traits, log: log)
         }
     }
 
-    /// Commits through GRDB's callback API, which no task owns: a commit serves every waiter, so the
+    func open(reserveThrough: UInt64) async throws {
+        try await write(durable: true) { db in
+            try Self.setMeta(db, ["clean": "0", "reserved": String(reserveThrough)])
+            try db.execute(sql: "DELETE FROM change_log")
+        }
+    }
+
+    func commit(_ batch: MetadataBatch) async throws {
+        try await write(durable: true) { db in
+            try Self.run(
+                db, "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
+                try batch.structures.map { [$0.id, try $0.proto.serializedData()] })
+            try Self.run(
+                db, "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
+                try batch.rooms.map { [$0.id, try $0.proto.serializedData()] })
+            try Self.run(db, "DELETE FROM rooms WHERE id = ?", batch.removedRooms.map { [$0] })
+            try Self.run(
+                db, "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
+                try batch.devices.map { [$0.id, $0.localID, try $0.proto.serializedData()] })
+            try Self.run(db, "DELETE FROM devices WHERE id = ?", batch.removedDevices.map { [$0] })
+            try Self.run(db, "DELETE FROM trait_state WHERE device_id = ?", batch.removedDevices.map { [$0] })
+            // A commit after close() (a call finishing during shutdown) makes the stop unclean again.
+            try Self.setMeta(db, ["reserved": String(batch.reserveThrough), "clean": "0"])
+        }
+    }
+
+    func save(_ batch: StateBatch) async throws {
+        guard !batch.traits.isEmpty else { return }
+        try await write(durable: false) { db in
+            try Self.run(
+                db, "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body) VALUES (?, ?, ?, ?)",
+                try batch.traits.map {
+                    [$0.deviceID, Int64($0.endpoint), Int64($0.trait.traitID.rawValue), try $0.trait.proto.serializedData()]
+                })
+        }
+    }
+
+    func close(log: [LogEntry], revision: UInt64) async throws {
+        try await write(durable: true) { db in
+            try db.execute(sql: "DELETE FROM change_log")
+            try Self.run(
+                db, "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)",
+                log.map { [Int64($0.revision), $0.route.previousStructureID, Data($0.change)] })
+            try Self.setMeta(db, ["revision": String(revision), "reserved": String(revision), "clean": "1"])
+        }
+    }
+
+    /// One transaction through GRDB's callback API, which no task owns: a write serves every waiter, so the
     /// cancellation of whichever task asked (a hub shutting down, a call ending) must not abandon it.
-    func commit(_ batch: StoreBatch) async throws {
+    /// `durable` picks the transaction's `synchronous` level (per connection, so set before it begins).
+    private func write(durable: Bool, _ body: @escaping @Sendable (Database) throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            queue.asyncWrite({ db in try Self.write(batch, to: db) }, completion: { _, result in continuation.resume(with: result) })
+            queue.asyncWriteWithoutTransaction { db in
+                continuation.resume(
+                    with: Result {
+                        try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+                        try db.inTransaction {
+                            try body(db)
+                            return .commit
+                        }
+                    })
+            }
         }
     }
 
-    private static func write(_ batch: StoreBatch, to db: Database) throws {
-        func run(_ sql: String, _ rows: [StatementArguments]) throws {
-            guard !rows.isEmpty else { return }
-            let statement = try db.cachedStatement(sql: sql)
-            for arguments in rows { try statement.execute(arguments: arguments) }
-        }
-        try run(
-            "INSERT OR REPLACE INTO structures (id, body) VALUES (?, ?)",
-            try batch.structures.map { [$0.id, try Self.blob($0.proto)] })
-        try run(
-            "INSERT OR REPLACE INTO rooms (id, body) VALUES (?, ?)",
-            try batch.rooms.map { [$0.id, try Self.blob($0.proto)] })
-        try run("DELETE FROM rooms WHERE id = ?", batch.removedRooms.map { [$0] })
-        try run(
-            "INSERT OR REPLACE INTO devices (id, local_id, body) VALUES (?, ?, ?)",
-            try batch.devices.map { [$0.id, $0.localID, try Self.blob($0.proto)] })
-        try run("DELETE FROM devices WHERE id = ?", batch.removedDevices.map { [$0] })
-        try run(
-            "INSERT INTO change_log (revision, previous_structure_id, change) VALUES (?, ?, ?)",
-            batch.log.map { [Int64($0.revision), $0.route.previousStructureID, Data($0.change)] })
-        if batch.pruneLogThrough > 0 {
-            try db.execute(
-                sql: "DELETE FROM change_log WHERE revision <= ?", arguments: [Int64(batch.pruneLogThrough)])
-        }
-        try db.execute(
-            sql: "UPDATE meta SET value = ? WHERE key = 'revision'", arguments: [String(batch.revision)])
+    private static func run(_ db: Database, _ sql: String, _ rows: [StatementArguments]) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: sql)
+        for arguments in rows { try statement.execute(arguments: arguments) }
     }
 
-    private static func blob(_ message: some SwiftProtobuf.Message) throws -> Data {
-        try message.serializedData()
+    private static func setMeta(_ db: Database, _ values: [String: String]) throws {
+        try run(
+            db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.map { [$0.key, $0.value] })
     }
 
     private static func bytes(_ value: DatabaseValue) -> [UInt8] {

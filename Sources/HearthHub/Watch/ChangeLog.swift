@@ -63,6 +63,8 @@ final class ChangeLog: Sendable {
     }
 
     var published: UInt64 { state.withLock { $0.published } }
+    /// Every retained entry, oldest first.
+    var entries: [LogEntry] { state.withLock { Array($0.entries) } }
     var oldestResumable: UInt64 { state.withLock { $0.oldestResumable } }
 
     /// Appends the entries of committed revisions (in order) and rings every subscriber.
