@@ -11,7 +11,7 @@ import HearthWire
 /// return free pages at the top and inside its arenas (`malloc_trim(0)`), which costs a walk over the
 /// arenas, so it runs at most once per interval and only after closes. Elsewhere it does nothing.
 struct MemoryTrimmer: Sendable {
-    var interval: Duration = .seconds(5)
+    var interval: Duration = .seconds(1)
 
     /// Trims after closes until cancelled.
     func run(server: WireServer) async {

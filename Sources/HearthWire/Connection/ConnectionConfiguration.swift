@@ -61,17 +61,18 @@ public struct ConnectionConfiguration: Sendable {
     /// RESOURCE_EXHAUSTED or the connection closed with GOAWAY ENHANCE_YOUR_CALM, and other peers are
     /// unaffected. `Docs/Security.md` names the attack each one answers.
     public struct Budgets: Sendable {
-        /// Bytes of incomplete incoming messages one connection may have held at once, across its
-        /// streams. Default 8 MiB (two largest messages).
+        /// Memory holding incomplete incoming messages of one connection at once, across its streams.
+        /// Default 8 MiB (two largest messages).
         public var partialMessageBytesPerConnection = 8 * 1024 * 1024
-        /// Bytes of incomplete incoming messages the whole server may hold. Default 32 MiB.
-        public var partialMessageBytesPerServer = 32 * 1024 * 1024
-        /// Bytes handlers of one connection may have queued for a peer that does not read; past it the
-        /// connection is closed with ENHANCE_YOUR_CALM (clients resume by revision). Default 8 MiB.
+        /// Memory holding incomplete incoming messages across the server. Default 16 MiB.
+        public var partialMessageBytesPerServer = 16 * 1024 * 1024
+        /// Memory holding what one connection's handlers queued for its peer (and what NIO has yet to
+        /// write); past it the connection is closed with ENHANCE_YOUR_CALM (clients resume by revision).
+        /// Default 8 MiB.
         public var queuedOutboundBytesPerConnection = 8 * 1024 * 1024
-        /// Bytes queued for peers across the server; past it, a stream whose reader is behind (more
-        /// than its low watermark queued) is ended with RESOURCE_EXHAUSTED. Default 64 MiB.
-        public var queuedOutboundBytesPerServer = 64 * 1024 * 1024
+        /// The same across the server; past it, a stream whose reader is behind (more than its low
+        /// watermark queued) is ended with RESOURCE_EXHAUSTED. Default 16 MiB.
+        public var queuedOutboundBytesPerServer = 16 * 1024 * 1024
         /// How long a call may stay open without its first message. Default 30 s; nil: no limit.
         public var firstMessageTimeout: Duration? = .seconds(30)
         public init() {}

@@ -9,6 +9,8 @@ final class ConnectionIO {
     let session: NGHTTP2Session
     let context: ChannelHandlerContext
     let keepalive: ConnectionConfiguration.Keepalive
+    /// Where bytes handed to NIO and not yet written to the socket are counted (server connections).
+    let budget: ConnectionBudget?
     var eventLoop: any EventLoop { context.eventLoop }
 
     /// Minimum time between client PINGs a server tolerates, and how many
@@ -31,10 +33,14 @@ final class ConnectionIO {
     /// RST_STREAMs to send once the frames queued before them are written.
     private var resetsAfterFlush: [(Int32, UInt32)] = []
 
-    init(session: NGHTTP2Session, context: ChannelHandlerContext, keepalive: ConnectionConfiguration.Keepalive) {
+    init(
+        session: NGHTTP2Session, context: ChannelHandlerContext, keepalive: ConnectionConfiguration.Keepalive,
+        budget: ConnectionBudget? = nil
+    ) {
         self.session = session
         self.context = context
         self.keepalive = keepalive
+        self.budget = budget
     }
 
     /// Sends our preface and starts keepalive.
@@ -113,7 +119,16 @@ final class ConnectionIO {
                 return
             }
             guard buffer.readableBytes > 0 else { break }
-            context.write(NIOAny(buffer), promise: nil)
+            if let budget {
+                // Held by NIO until the socket takes it: memory a peer that stops reading makes us keep.
+                let held = buffer.capacity
+                _ = budget.queued(held)
+                let written = eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenComplete { _ in _ = budget.queued(-held) }
+                context.write(NIOAny(buffer), promise: written)
+            } else {
+                context.write(NIOAny(buffer), promise: nil)
+            }
             wrote = true
         }
         if wrote {

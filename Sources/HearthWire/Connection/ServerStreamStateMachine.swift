@@ -121,10 +121,10 @@ struct ServerStreamStateMachine {
         state = .failed
     }
 
-    /// Bytes of an incomplete message held now (0 unless a message is being received).
+    /// Memory held for an incomplete message now (0 unless a message is being received).
     var partialMessageBytes: Int {
         guard case .open(let deframer) = state else { return 0 }
-        return deframer.bufferedBytes
+        return deframer.heldMemory
     }
 
     /// DATA payload bytes.

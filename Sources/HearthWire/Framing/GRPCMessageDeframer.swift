@@ -36,6 +36,10 @@ struct GRPCMessageDeframer {
     /// Bytes held for the message being read.
     var bufferedBytes: Int { buffer.readableBytes }
 
+    /// Memory held for an incomplete message: the buffer's whole allocation (it grows by doubling), 0 when
+    /// no message is being read.
+    var heldMemory: Int { hasPartialMessage ? buffer.capacity : 0 }
+
     /// Appends received bytes.
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if buffer.readableBytes == 0 {

@@ -89,10 +89,10 @@ final class StreamBridge: Sendable {
         self.notify = notify
     }
 
-    /// Drops what is queued outbound and takes it off the budget.
+    /// Drops what is queued outbound, with its memory, and takes it off the budget.
     private func clearOutbound(_ s: inout State) {
-        if s.outbound.readableBytes > 0 { _ = budget?.queued(-s.outbound.readableBytes) }
-        s.outbound.clear()
+        if s.outbound.capacity > 0 { _ = budget?.queued(-s.outbound.capacity) }
+        s.outbound = ByteBuffer()
     }
 }
 
@@ -211,8 +211,10 @@ extension StreamBridge {
                 throw RPCError(code: .internal, message: "write after the call finished")
             }
             let before = s.outbound.readableBytes
+            let capacity = s.outbound.capacity
             append(&s.outbound)
-            var verdict = budget?.queued(s.outbound.readableBytes - before) ?? .fine
+            // The budget counts memory: the buffer's allocation, which grows by doubling.
+            var verdict = budget?.queued(s.outbound.capacity - capacity) ?? .fine
             // The server's budget ends only streams whose reader is behind; a reader keeping up goes on.
             if verdict == .serverExhausted, before < limits.outboundLowWatermark { verdict = .fine }
             let shouldNotify = !s.outboundReadyRequested
@@ -290,9 +292,9 @@ extension StreamBridge {
                         destination.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count)
                         return count
                     }
-                    _ = budget?.queued(-count)
                 }
-                if s.outbound.readableBytes == 0 { s.outbound.clear() }
+                // Drained: give the memory back (a stream that once burst does not keep its peak).
+                if s.outbound.readableBytes == 0, s.outbound.capacity > 0 { clearOutbound(&s) }
                 var writer: CheckedContinuation<Void, any Error>? = nil
                 if s.outbound.readableBytes < limits.outboundLowWatermark {
                     writer = s.writer

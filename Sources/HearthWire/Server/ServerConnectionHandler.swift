@@ -71,7 +71,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
             context.close(promise: nil)
             return
         }
-        io = ConnectionIO(session: session, context: context, keepalive: configuration.connection.keepalive)
+        io = ConnectionIO(
+            session: session, context: context, keepalive: configuration.connection.keepalive, budget: budget)
         if let address = context.channel.remoteAddress {
             peer = address.description
         }
