@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# Hearth hub against mosquitto: fan-out of device state changes, lean C publishers and subscribers on both
+# sides, in one run. See tools/fanout/README.md.
+#
+#   tools/fanout/run.sh [--devices N] [--drivers D] [--watchers "1 10"] [--rates "1000 5000 …"]
+#                       [--seconds T] [--systems "hearth mosquitto"] [--settle S] [--out DIR]
+#
+# Environment (flags win): FANOUT_DEVICES, FANOUT_DRIVERS, FANOUT_WATCHERS, FANOUT_RATES, FANOUT_SECONDS,
+# FANOUT_SYSTEMS, FANOUT_SETTLE=5 (seconds watchers get after the publishers finish), FANOUT_NO_BUILD=1 (use
+# .build/release/hearth-hub as it is), FANOUT_PIN=0 (no taskset), FANOUT_SERVER_CPUS=1, FANOUT_CLIENT_CPUS=0,
+# FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
+# FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
+# FANOUT_QUIET_MAX=60 (seconds to wait before a phase for the servers' CPU to calm down),
+# FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
+# then moves to the clients' CPU instead; default: normal scheduling, as deployed).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$here/.build
+hub_bin=${FANOUT_HUB:-$root/.build/release/hearth-hub}
+
+devices=${FANOUT_DEVICES:-10000}
+drivers=${FANOUT_DRIVERS:-4}
+watchers=${FANOUT_WATCHERS:-"1 10"}
+rates=${FANOUT_RATES:-"1000 5000 10000 20000 50000"}
+seconds=${FANOUT_SECONDS:-10}
+systems=${FANOUT_SYSTEMS:-"hearth mosquitto"}
+settle=${FANOUT_SETTLE:-5}
+out=""
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "fanout: $*"; exit 1; }
+
+while (($#)); do
+  [[ $# -ge 2 ]] || die "$1 needs a value"
+  case $1 in
+    --devices) devices=$2 ;;
+    --drivers) drivers=$2 ;;
+    --watchers) watchers=$2 ;;
+    --rates) rates=$2 ;;
+    --seconds) seconds=$2 ;;
+    --systems) systems=$2 ;;
+    --settle) settle=$2 ;;
+    --out) out=$2 ;;
+    *) die "unknown option $1 (see the head of $0)" ;;
+  esac
+  shift 2
+done
+rates=${rates//,/ }
+watchers=${watchers//,/ }
+for n in "$devices" "$drivers" "$seconds" "$settle" $rates $watchers; do
+  [[ $n =~ ^[0-9]+$ && $n -gt 0 ]] || die "'$n' is not a positive integer"
+done
+((devices % drivers == 0)) || die "--devices ($devices) must be a multiple of --drivers ($drivers)"
+max_watchers=0
+for k in $watchers; do if ((k > max_watchers)); then max_watchers=$k; fi; done
+
+# --- packages and build --------------------------------------------------------------------------------
+missing=()
+for package in mosquitto libmosquitto-dev protobuf-c-compiler libprotobuf-c-dev libnghttp2-dev pkg-config; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=()
+  ((EUID == 0)) || sudo=(sudo)
+  say "installing ${missing[*]}"
+  "${sudo[@]}" apt-get install -y "${missing[@]}" >&2 ||
+    { "${sudo[@]}" apt-get update >&2 && "${sudo[@]}" apt-get install -y "${missing[@]}" >&2; }
+fi
+for tool in mosquitto protoc-c cc pkg-config python3 taskset; do
+  command -v "$tool" >/dev/null || die "$tool not found"
+done
+
+say "building the C clients into $build"
+rm -rf "$build/gen"
+mkdir -p "$build/gen"
+protoc-c --c_out="$build/gen" -I"$root/Protos" "$root"/Protos/hearth/v1/{values,home,watch,driver_service}.proto
+pb=("$build"/gen/hearth/v1/{values,home,watch,driver_service}.pb-c.c)
+cflags=(-O2 -Wall -Wextra -std=c11 -I"$here" -I"$build/gen")
+read -ra h2_flags <<<"$(pkg-config --cflags --libs libprotobuf-c libnghttp2)"
+read -ra mq_flags <<<"$(pkg-config --cflags --libs libmosquitto)"
+for program in hearth_pub hearth_sub; do
+  cc "${cflags[@]}" -o "$build/$program" "$here/$program.c" "$here/common.c" "$here/h2grpc.c" "${pb[@]}" "${h2_flags[@]}"
+done
+for program in mosq_pub mosq_sub; do
+  cc "${cflags[@]}" -o "$build/$program" "$here/$program.c" "$here/common.c" "${mq_flags[@]}"
+done
+
+if [[ -n ${FANOUT_HUB:-} ]]; then
+  [[ -x $hub_bin ]] || die "FANOUT_HUB=$hub_bin is not an executable"
+  say "using $hub_bin (FANOUT_HUB)"
+elif [[ ${FANOUT_NO_BUILD:-0} == 1 && -x $hub_bin ]]; then
+  say "using $hub_bin as built (FANOUT_NO_BUILD=1)"
+else
+  say "building hearth-hub in release"
+  (cd "$root" && swift build -c release --product hearth-hub >&2)
+fi
+
+# --- where things go -----------------------------------------------------------------------------------
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=${out:-$root/results/fanout/$stamp}
+mkdir -p "$out/phases"
+tmp=$(mktemp -d /tmp/hearth-fanout.XXXXXX)
+pids=()                # the servers
+sub_pids=() pub_pids=() # the current phase's clients, not yet stopped
+
+stop_pids() { # TERM, up to 5 s, then KILL; only the processes this script started
+  local pid alive
+  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for _ in $(seq 50); do
+    alive=0
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  for pid in "$@"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
+}
+cleanup() {
+  stop_pids "${sub_pids[@]}" "${pub_pids[@]}" "${pids[@]}"
+  [[ ${FANOUT_KEEP:-0} == 1 ]] && say "kept $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+server_pin=() client_pin=()
+if [[ ${FANOUT_PIN:-1} != 0 ]] && (($(nproc) >= 2)); then
+  server_pin=(taskset -c "${FANOUT_SERVER_CPUS:-1}")
+  client_pin=(taskset -c "${FANOUT_CLIENT_CPUS:-0}")
+  pinning="servers on CPU ${FANOUT_SERVER_CPUS:-1}, publishers and subscribers on CPU ${FANOUT_CLIENT_CPUS:-0}"
+  server_cores=${FANOUT_SERVER_CPUS:-1} client_cores=${FANOUT_CLIENT_CPUS:-0}
+  server_cores=${server_cores//,/ } client_cores=${client_cores//,/ }
+  case ${FANOUT_SERVER_SCHED:-other} in
+    other) ;;
+    rr | fifo)
+      server_pin+=(chrt "--${FANOUT_SERVER_SCHED}" 1)
+      pinning="$pinning; servers under SCHED_${FANOUT_SERVER_SCHED^^} priority 1" ;;
+    *) die "FANOUT_SERVER_SCHED must be other, rr or fifo" ;;
+  esac
+else
+  pinning="not pinned"
+  server_cores=" " client_cores=" " # the "cpu " line: all CPUs
+fi
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+clk_tck=$(getconf CLK_TCK)
+# CPU ticks (utime + stime, all threads) of a process
+ticks() { local s f; s=$(<"/proc/$1/stat") && s=${s##*) } && read -ra f <<<"$s" && echo $((f[11] + f[12])); }
+# busy ticks of the CPUs listed in $1 (" ": all of them): whatever ran there, ours or not
+core_busy() {
+  local total=0 cpu f
+  for cpu in $1; do
+    read -ra f < <(grep "^cpu$cpu " /proc/stat)
+    total=$((total + f[1] + f[2] + f[3] + f[6] + f[7] + f[8]))
+  done
+  echo "$total"
+}
+# nanoseconds the process's threads spent runnable but waiting for a CPU
+runq_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $2} END {printf "%d\n", s}'; }
+snapshot() {
+  echo "$(date +%s.%N) $(ticks "$hub_pid") $(ticks "$mq_pid") $(core_busy "$server_cores") $(runq_ns "$1")" \
+    "$(core_busy "$client_cores")"
+}
+# waits (1 to FANOUT_QUIET_MAX=60 s) until, for a whole second, neither server used more than 2% of a CPU (the
+# last phase's tail, a hub persisting or drivers going offline, must not run inside the next phase) and other
+# processes took under 20% of the servers' CPU (a shared machine: other people's builds); prints the seconds
+servers_ticks() { echo $(($(ticks "$hub_pid") + $(ticks "$mq_pid"))); }
+wait_quiet() {
+  local ours0 ours1 busy0 busy1 waited
+  for ((waited = 1; waited <= ${FANOUT_QUIET_MAX:-60}; waited++)); do
+    ours0=$(servers_ticks) busy0=$(core_busy "$server_cores")
+    sleep 1
+    ours1=$(servers_ticks) busy1=$(core_busy "$server_cores")
+    ((ours1 - ours0 > clk_tck / 50 || busy1 - busy0 - (ours1 - ours0) > clk_tck / 5)) || break
+  done
+  echo "$waited"
+}
+
+# waits until FILE has a line matching PATTERN, or PID died, or SECONDS passed
+wait_line() {
+  local file=$1 pattern=$2 pid=$3 limit=$4 waited=0
+  until grep -q "$pattern" "$file" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { say "process $pid ended: $(tail -3 "$file" 2>/dev/null)"; return 1; }
+    ((waited++ < limit * 10)) || { say "no '$pattern' in $file after $limit s"; return 1; }
+    sleep 0.1
+  done
+}
+
+# --- servers -------------------------------------------------------------------------------------------
+mq_port=$(free_port)
+{
+  echo "listener $mq_port 127.0.0.1"
+  echo "allow_anonymous true"
+  echo "persistence false"
+  [[ ${FANOUT_MOSQ_NODELAY:-1} == 1 ]] && echo "set_tcp_nodelay true"
+  echo "log_dest stderr"
+  echo "log_type error"
+  echo "log_type warning"
+} >"$tmp/mosquitto.conf"
+"${server_pin[@]}" mosquitto -c "$tmp/mosquitto.conf" >"$tmp/mosquitto.log" 2>&1 &
+mq_pid=$!
+pids+=("$mq_pid")
+
+suffix=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+python3 - "$tmp/hub.json" "$drivers" "$max_watchers" "$suffix" <<'EOF'
+import json, sys
+path, drivers, watchers, suffix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+json.dump({
+    "structures": [{"id": "home", "name": "Home"}],
+    "clients": [{"token": f"fanout-watch-{i}-{suffix}", "user": f"watcher{i}", "role": "viewer", "structures": ["*"]}
+                for i in range(watchers)],
+    "drivers": [{"id": f"fanout{j}", "token": f"fanout-driver-{j}-{suffix}"} for j in range(drivers)],
+}, open(path, "w"), indent=2)
+EOF
+"${server_pin[@]}" "$hub_bin" --config "$tmp/hub.json" --data-dir "$tmp/hub" --listen 127.0.0.1:0 \
+  --log-level warning >"$tmp/hub.log" 2>&1 &
+hub_pid=$!
+pids+=("$hub_pid")
+wait_line "$tmp/hub.log" '^LISTENING ' "$hub_pid" 60 || die "the hub did not start (log: $tmp/hub.log)"
+hub_port=$(grep -m1 '^LISTENING ' "$tmp/hub.log" | awk '{print $2}' | sed 's/.*://')
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$mq_port") 2>/dev/null && break; sleep 0.1; done
+kill -0 "$mq_pid" 2>/dev/null || die "mosquitto did not start: $(cat "$tmp/mosquitto.log")"
+say "hub pid $hub_pid on 127.0.0.1:$hub_port, mosquitto pid $mq_pid on 127.0.0.1:$mq_port; $pinning"
+
+if [[ -n ${FANOUT_HUB_COMMIT:-} ]]; then
+  commit=$FANOUT_HUB_COMMIT
+else
+  commit=$(git -C "$root" rev-parse --short HEAD)
+  git -C "$root" diff --quiet HEAD -- Sources Package.swift || commit="$commit+uncommitted"
+fi
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- one phase: K watchers and D publishers of one system at one rate ----------------------------------
+failed=0
+run_phase() {
+  local system=$1 rate=$2 k=$3 dir i j pid server_pid before after quiet waited
+  dir=$out/phases/$system-r$rate-k$k
+  mkdir -p "$dir"
+  local go=$tmp/go-$system-$rate-$k
+  sub_pids=() pub_pids=()                # the servers
+sub_pids=() pub_pids=() # the current phase's clients, not yet stopped
+  [[ $system == hearth ]] && server_pid=$hub_pid || server_pid=$mq_pid
+  local common=(--devices "$devices" --rate "$rate" --seconds "$seconds" --max-seconds $((seconds * 20 + 300)))
+  for ((i = 0; i < k; i++)); do
+    if [[ $system == hearth ]]; then
+      "${client_pin[@]}" "$build/hearth_sub" --port "$hub_port" --token "fanout-watch-$i-$suffix" --watcher "$i" \
+        "${common[@]}" >"$dir/sub-$i.json" 2>"$dir/sub-$i.err" &
+    else
+      "${client_pin[@]}" "$build/mosq_sub" --port "$mq_port" --watcher "$i" "${common[@]}" \
+        >"$dir/sub-$i.json" 2>"$dir/sub-$i.err" &
+    fi
+    sub_pids+=($!)
+  done
+  for ((i = 0; i < k; i++)); do wait_line "$dir/sub-$i.err" '^READY' "${sub_pids[i]}" 300 || return 1; done
+  for ((j = 0; j < drivers; j++)); do
+    if [[ $system == hearth ]]; then
+      "${client_pin[@]}" "$build/hearth_pub" --port "$hub_port" --token "fanout-driver-$j-$suffix" \
+        --driver-id "fanout$j" --publisher "$j" --drivers "$drivers" --go "$go" "${common[@]}" \
+        >"$dir/pub-$j.json" 2>"$dir/pub-$j.err" &
+    else
+      "${client_pin[@]}" "$build/mosq_pub" --port "$mq_port" --publisher "$j" --drivers "$drivers" --go "$go" \
+        "${common[@]}" >"$dir/pub-$j.json" 2>"$dir/pub-$j.err" &
+    fi
+    pub_pids+=($!)
+  done
+  for ((j = 0; j < drivers; j++)); do wait_line "$dir/pub-$j.err" '^READY' "${pub_pids[j]}" 300 || return 1; done
+  quiet=$(wait_quiet) # also lets the announcements' fan-out settle
+  before=$(snapshot "$server_pid")
+  touch "$go"
+  for ((j = 0; j < drivers; j++)); do
+    wait_line "$dir/pub-$j.json" '^{' "${pub_pids[j]}" $((seconds * 10 + 120)) || return 1
+  done
+  # Watchers end by themselves once every device reached its last seq; give them `settle` seconds more.
+  for ((waited = 0; waited < settle * 10; waited++)); do
+    local alive=0
+    for pid in "${sub_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  stop_pids "${sub_pids[@]}"
+  sub_pids=()
+  after=$(snapshot "$server_pid")
+  stop_pids "${pub_pids[@]}"
+  pub_pids=()
+  python3 "$here/report.py" phase "$dir/phase.json" "$system" "$rate" "$k" "$devices" "$drivers" "$seconds" \
+    "$clk_tck" "$quiet" "$before" "$after"
+  python3 "$here/report.py" row "$dir" >>"$out/rows.jsonl"
+}
+
+for rate in $rates; do
+  for k in $watchers; do
+    for system in $systems; do
+      say "phase: $system, $rate changes/s, $k watcher(s), $devices devices, $drivers publishers, $seconds s"
+      if ! run_phase "$system" "$rate" "$k"; then
+        say "phase $system/$rate/$k failed; logs in $out/phases/$system-r$rate-k$k"
+        stop_pids "${sub_pids[@]}" "${pub_pids[@]}"
+        sub_pids=() pub_pids=()
+        failed=1
+      fi
+      kill -0 "$hub_pid" 2>/dev/null || die "the hub died (log: $tmp/hub.log)"
+      kill -0 "$mq_pid" 2>/dev/null || die "mosquitto died (log: $tmp/mosquitto.log)"
+    done
+  done
+done
+
+cp "$tmp/hub.log" "$tmp/mosquitto.log" "$out/" 2>/dev/null || true
+python3 - "$out/results.json" <<EOF
+import json, sys
+json.dump({"commit": "$commit", "date": "$stamp", "devices": $devices, "drivers": $drivers, "seconds": $seconds,
+           "watchers": "$watchers", "rates": "$rates", "pinning": "$pinning", "nproc": $(nproc),
+           "load_average_start": "$load_start", "load_average_end": "$(cut -d' ' -f1-3 /proc/loadavg)",
+           "mosquitto": "$(mosquitto -h 2>/dev/null | head -1)", "mosquitto_tcp_nodelay": ${FANOUT_MOSQ_NODELAY:-1} == 1,
+           "nghttp2": "$(pkg-config --modversion libnghttp2)", "hub": "$hub_bin"}, open(sys.argv[1], "w"))
+EOF
+{
+  echo "Hearth $commit vs $(mosquitto -h 2>/dev/null | head -1): $devices devices, $drivers publishers, $seconds s per phase;"
+  echo "$pinning; load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end."
+  echo "Latency from each change's due time (open-loop schedule) to its arrival at a watcher: the worst watcher's"
+  echo "percentile. srv = the server process (utime+stime): per change delivered to one watcher, and per delivery;"
+  echo "srv runq % = time its threads waited for a CPU; srv core % / client core % = how busy the servers' / the"
+  echo "clients' CPU was, whoever ran there; clients CPU % and runq % = publishers + subscribers together (from"
+  echo "their first delivery / their go), in % of one core; pub lag = worst lag behind the open-loop schedule."
+  echo
+  [[ -s $out/rows.jsonl ]] && python3 "$here/report.py" table "$out/rows.jsonl" "$out/results.json"
+} | tee "$out/table.txt"
+say "results in $out"
+exit $((failed))
