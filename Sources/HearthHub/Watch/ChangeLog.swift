@@ -9,6 +9,8 @@ import Synchronization
 final class ChangeLog: Sendable {
     struct State {
         var entries: Deque<LogEntry> = []
+        /// The revision of each entry, beside it: searched without touching the entries.
+        var revisions: Deque<UInt64> = []
         /// The newest committed revision.
         var published: UInt64
         /// A watch may resume from any revision ≥ this.
@@ -22,7 +24,7 @@ final class ChangeLog: Sendable {
             var high = entries.count
             while low < high {
                 let mid = (low + high) / 2
-                if entries[mid].revision <= cursor { low = mid + 1 } else { high = mid }
+                if revisions[mid] <= cursor { low = mid + 1 } else { high = mid }
             }
             return low
         }
@@ -59,7 +61,10 @@ final class ChangeLog: Sendable {
         let entries = Deque(history[start...])
         let oldest =
             start > 0 ? history[start - 1].revision : (history.first.map { $0.revision - 1 } ?? published)
-        self.state = Mutex(State(entries: entries, published: published, oldestResumable: oldest))
+        self.state = Mutex(
+            State(
+                entries: entries, revisions: Deque(entries.map(\.revision)), published: published,
+                oldestResumable: oldest))
     }
 
     var published: UInt64 { state.withLock { $0.published } }
@@ -71,12 +76,14 @@ final class ChangeLog: Sendable {
     func publish(_ new: [LogEntry], through revision: UInt64) {
         let subscribers = state.withLock { s -> [AsyncStream<Void>.Continuation] in
             s.entries.append(contentsOf: new)
+            s.revisions.append(contentsOf: new.lazy.map(\.revision))
             if s.entries.count > capacity {
                 // Evict whole revisions only.
                 var drop = s.entries.count - capacity
-                while drop < s.entries.count, s.entries[drop].revision == s.entries[drop - 1].revision { drop += 1 }
-                s.oldestResumable = s.entries[drop - 1].revision
+                while drop < s.entries.count, s.revisions[drop] == s.revisions[drop - 1] { drop += 1 }
+                s.oldestResumable = s.revisions[drop - 1]
                 s.entries.removeFirst(drop)
+                s.revisions.removeFirst(drop)
             }
             s.published = max(s.published, revision)
             return Array(s.subscribers.values)
@@ -96,7 +103,7 @@ final class ChangeLog: Sendable {
             let coalesce = backlog > readAllAbove
             if !coalesce, backlog > limit {
                 end = start + limit
-                while end < s.entries.count, s.entries[end].revision == s.entries[end - 1].revision { end += 1 }
+                while end < s.entries.count, s.revisions[end] == s.revisions[end - 1] { end += 1 }
             }
             let slice = Array(s.entries[start..<end])
             let through = end == s.entries.count ? s.published : slice[slice.count - 1].revision

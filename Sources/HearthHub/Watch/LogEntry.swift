@@ -24,30 +24,33 @@ enum CoalesceKey: Hashable, Sendable {
 }
 
 /// One published change: encoded once, as a `WatchResponse.changes` field, and shared by every watcher.
-struct LogEntry: Sendable {
-    var revision: UInt64
+///
+/// A class of constants: every watcher that reads a batch of the log copies references, one retain per
+/// entry, instead of the entry's arrays and strings.
+final class LogEntry: Sendable {
+    let revision: UInt64
     /// Nil for events, which are never coalesced.
-    var key: CoalesceKey?
-    var route: ChangeRoute
+    let key: CoalesceKey?
+    let route: ChangeRoute
     /// `WatchResponse` field 1 (tag, length, `Change` bytes): responses are concatenations of these.
-    var framed: [UInt8]
+    let framed: [UInt8]
     /// Where the `Change` bytes start in ``framed``.
-    private var headerLength: Int
+    private let headerLength: Int
     /// For a device that left a structure: the `device_removed` change its old structure's watchers get.
-    var framedMovedOut: [UInt8]?
+    let framedMovedOut: [UInt8]?
 
     /// The change as stored (the `Change` message bytes).
     var change: ArraySlice<UInt8> { framed[headerLength...] }
 
     /// An entry for `change`, routed with `device` (the device it concerns, as of the change; nil for
     /// structures and rooms, or when unknown).
-    init(_ change: Hearth_V1_Change, previousStructureID: String?, device: DeviceRecord?) throws {
+    convenience init(_ change: Hearth_V1_Change, previousStructureID: String?, device: DeviceRecord?) throws {
         try self.init(
             change: change, bytes: try change.serializedBytes(), previousStructureID: previousStructureID, device: device)
     }
 
     /// Rebuilds an entry from its stored `Change` bytes (after a restart), routing it with the graph as loaded.
-    init(stored bytes: [UInt8], previousStructureID: String?, graph: HomeGraph) throws {
+    convenience init(stored bytes: [UInt8], previousStructureID: String?, graph: HomeGraph) throws {
         let change = try Hearth_V1_Change(serializedBytes: bytes)
         let deviceID: String? =
             switch change.kind {
@@ -63,8 +66,10 @@ struct LogEntry: Sendable {
 
     private init(change: Hearth_V1_Change, bytes: [UInt8], previousStructureID: String?, device: DeviceRecord?) throws {
         revision = change.revision
-        (key, route) = Self.routing(of: change, device: device)
+        var (key, route) = Self.routing(of: change, device: device)
         route.previousStructureID = previousStructureID
+        self.key = key
+        self.route = route
         var framed: [UInt8] = [0x0A]
         framed.reserveCapacity(bytes.count + 6)
         WatchResponseBytes.appendVarint(UInt64(bytes.count), to: &framed)
@@ -73,9 +78,11 @@ struct LogEntry: Sendable {
         self.framed = framed
         if let previousStructureID, previousStructureID != route.structureID, let deviceID = route.deviceID {
             var removed = Hearth_V1_Change()
-            removed.revision = revision
+            removed.revision = change.revision
             removed.deviceRemoved = deviceID
             framedMovedOut = Self.frame(try removed.serializedBytes())
+        } else {
+            framedMovedOut = nil
         }
     }
 
