@@ -71,8 +71,8 @@ public struct ConnectionConfiguration: Sendable {
         /// Default 8 MiB.
         public var queuedOutboundBytesPerConnection = 8 * 1024 * 1024
         /// The same across the server; past it, a stream whose reader is behind (more than its low
-        /// watermark queued) is ended with RESOURCE_EXHAUSTED. Default 16 MiB.
-        public var queuedOutboundBytesPerServer = 16 * 1024 * 1024
+        /// watermark queued) is ended with RESOURCE_EXHAUSTED. Default 8 MiB.
+        public var queuedOutboundBytesPerServer = 8 * 1024 * 1024
         /// How long a call may stay open without its first message. Default 30 s; nil: no limit.
         public var firstMessageTimeout: Duration? = .seconds(30)
         public init() {}

@@ -122,9 +122,9 @@ final class ConnectionIO {
             if let budget {
                 // Held by NIO until the socket takes it: memory a peer that stops reading makes us keep.
                 let held = buffer.capacity
-                _ = budget.queued(held)
+                budget.queued(held)
                 let written = eventLoop.makePromise(of: Void.self)
-                written.futureResult.whenComplete { _ in _ = budget.queued(-held) }
+                written.futureResult.whenComplete { _ in budget.queued(-held) }
                 context.write(NIOAny(buffer), promise: written)
             } else {
                 context.write(NIOAny(buffer), promise: nil)

@@ -72,6 +72,9 @@ final class StreamBridge: Sendable {
         let task: UnsafeCurrentTask
     }
 
+    /// Unsent bytes from which a stream counts as behind when the server's outbound budget is spent.
+    static let behindThreshold = 16 * 1024
+
     let limits: Limits
     private let state: Mutex<State>
     private let notify: @Sendable (LoopRequest) -> Void
@@ -91,7 +94,7 @@ final class StreamBridge: Sendable {
 
     /// Drops what is queued outbound, with its memory, and takes it off the budget.
     private func clearOutbound(_ s: inout State) {
-        if s.outbound.capacity > 0 { _ = budget?.queued(-s.outbound.capacity) }
+        if s.outbound.capacity > 0 { budget?.queued(-s.outbound.capacity) }
         s.outbound = ByteBuffer()
     }
 }
@@ -214,9 +217,11 @@ extension StreamBridge {
             let capacity = s.outbound.capacity
             append(&s.outbound)
             // The budget counts memory: the buffer's allocation, which grows by doubling.
-            var verdict = budget?.queued(s.outbound.capacity - capacity) ?? .fine
-            // The server's budget ends only streams whose reader is behind; a reader keeping up goes on.
-            if verdict == .serverExhausted, before < limits.outboundLowWatermark { verdict = .fine }
+            budget?.queued(s.outbound.capacity - capacity)
+            var verdict = budget?.verdict ?? .fine
+            // The server's budget ends only streams whose reader is behind (a frame's worth still unsent
+            // when the next message comes); a reader keeping up has its queue taken every loop tick.
+            if verdict == .serverExhausted, before < Self.behindThreshold { verdict = .fine }
             let shouldNotify = !s.outboundReadyRequested
             s.outboundReadyRequested = true
             return (shouldNotify, s.outbound.readableBytes >= limits.outboundHighWatermark, verdict)

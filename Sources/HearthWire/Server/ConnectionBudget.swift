@@ -19,14 +19,19 @@ final class ConnectionBudget: Sendable {
     init(server: WireBudget) { self.server = server }
 
     /// Records `delta` queued bytes (negative when taken or dropped).
-    func queued(_ delta: Int) -> Verdict {
-        guard delta != 0 else { return .fine }
-        let after = outbound.add(delta, ordering: .relaxed).newValue
+    func queued(_ delta: Int) {
+        guard delta != 0 else { return }
+        outbound.add(delta, ordering: .relaxed)
         server.outboundQueued(delta)
-        guard delta > 0 else { return .fine }
-        if after > server.limits.queuedOutboundBytesPerConnection { return .connectionExhausted }
-        if server.outboundExhausted { return .serverExhausted }
-        return .fine
+    }
+
+    /// Whether the connection's or the server's budget is spent now. Asked on every write, not only when
+    /// memory grows: a buffer fills up to its allocation without growing.
+    var verdict: Verdict {
+        if outbound.load(ordering: .relaxed) > server.limits.queuedOutboundBytesPerConnection {
+            return .connectionExhausted
+        }
+        return server.outboundExhausted ? .serverExhausted : .fine
     }
 
     /// Bytes queued now by this connection's handlers.
