@@ -121,7 +121,7 @@ extension HubEngine {
         let start = await startWatch(from: request.fromRevision, epoch: request.epoch)
         let stream = WatchStream(
             log: changeLog, filter: WatchFilter(request.filter, access: user), epoch: epoch,
-            configuration: configuration, metrics: metrics, send: send)
+            configuration: configuration, metrics: metrics, send: send, snapshotGate: snapshotGate)
         metrics.watchOpened()
         defer { metrics.watchClosed() }
         let interval: Duration? =

@@ -3,6 +3,7 @@ public import HearthModel
 public import HearthProto
 public import Logging
 import DequeModule
+import NIOCore
 
 /// The hub's engine: the one owner of the home graph.
 ///
@@ -105,6 +106,9 @@ public actor HubEngine {
 
     /// The epoch of the data directory.
     public nonisolated let epoch: String
+    /// How many watchers encode snapshot chunks at once (one per core): a storm of watchers from 0 cannot
+    /// queue ahead of the drivers' reports.
+    nonisolated let snapshotGate = SnapshotGate(limit: System.coreCount)
 
     init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger, metrics: HubMetrics)
         throws

@@ -23,6 +23,8 @@ struct WatchStream {
     let configuration: Configuration
     let metrics: HubMetrics
     let send: @Sendable ([UInt8]) async throws -> Void
+    /// Shared by the engine's watchers: how many build snapshot chunks at once.
+    let snapshotGate: SnapshotGate
 
     /// Runs until the client goes away (cancellation) or a relist is needed.
     func run(start: WatchStart, progressInterval: Duration?) async throws {
@@ -139,15 +141,24 @@ struct WatchStream {
     private func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
         var response = WatchResponseBytes()
         var first = true
+        // Chunks are built holding a slot of the gate and sent without it.
+        await snapshotGate.acquire()
+        var holding = true
+        defer { if holding { snapshotGate.release() } }
         func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
             var change = Hearth_V1_Change()
             change.revision = revision
             change.kind = kind
             response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
             if response.byteCount >= configuration.maxResponseBytes {
-                try await send(response.finished(revision: 0, epoch: first ? epoch : nil))
+                let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
                 first = false
                 response = WatchResponseBytes()
+                snapshotGate.release()
+                holding = false
+                try await send(chunk)
+                await snapshotGate.acquire()
+                holding = true
             }
         }
         for s in graph.structures.values.sorted(by: { $0.id < $1.id })
@@ -161,6 +172,9 @@ struct WatchStream {
         for d in graph.devices.values.sorted(by: { $0.id < $1.id }) where filter.sees(d) {
             try await add(.device(d.proto))
         }
-        try await send(response.finished(revision: revision, synced: true, epoch: first ? epoch : nil))
+        let last = response.finished(revision: revision, synced: true, epoch: first ? epoch : nil)
+        snapshotGate.release()
+        holding = false
+        try await send(last)
     }
 }
