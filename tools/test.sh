@@ -22,3 +22,13 @@ swift build --build-tests
 
 echo "== swift test"
 swift test --skip-build --parallel "$@"
+
+# Hardening checks, after the tests (HEARTH_SKIP_FUZZ=1 / HEARTH_SKIP_ASAN=1 skip them while iterating).
+if [ "${HEARTH_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz (bounded)"
+  tools/fuzz/run.sh 30
+fi
+if [ "${HEARTH_SKIP_ASAN:-0}" != 1 ]; then
+  echo "== asan"
+  tools/asan.sh
+fi
