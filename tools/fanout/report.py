@@ -80,6 +80,8 @@ def row(phase_dir):
     # for the CPU (theirs to share, or taken by other processes) and delays may be partly theirs.
     r["clients_runq_pct"] = 100 * sum(x.get("runq_s", 0) for x in pubs + subs) / wall if wall else None
     r["client_core_pct"] = 100 * phase["client_core_busy_s"] / wall if wall else None
+    r["others_client_cpu_pct"] = max(0.0, r["client_core_pct"] - r["clients_cpu_pct"]) if wall else None
+    r["noisy"] = bool(wall) and max(r["foreign_cpu_pct"], r["others_client_cpu_pct"]) > 20
     return r
 
 
@@ -104,19 +106,19 @@ def table(rows_path, meta_path):
         meta = json.load(f)
     head = ["rate/s", "K", "system", "deliv/s/watcher", "p50 ms", "p99 ms", "p99.9 ms", "max ms",
             "srv CPU %", "srv µs/change", "srv µs/delivery", "lost", "dup", "coalesced", "pub lag ms",
-            "srv runq %", "srv core %", "clients CPU %", "clients runq %", "client core %"]
+            "srv runq %", "others on srv CPU %", "clients CPU %", "clients runq %", "others on clients' CPU %"]
     lines = []
     keyed = {}
     for r in rows:
         keyed[(r["rate"], r["watchers"], r["system"])] = r
-        flag = "" if r["complete"] or r["system"] == "mosquitto" else " (incomplete)"
+        flag = ("" if r["complete"] or r["system"] == "mosquitto" else " (incomplete)") + (" †" if r["noisy"] else "")
         lines.append([f"{r['rate']:,}", str(r["watchers"]), r["system"] + flag, num(r["deliveries_per_s_per_watcher"], 0),
                       ms(r["p50_us"]), ms(r["p99_us"]), ms(r["p999_us"]), ms(r["max_us"]),
                       num(r["server_cpu_pct"], 0), num(r["server_cpu_us_per_change"], 2),
                       num(r["server_cpu_us_per_delivery"], 2), f"{r['lost']:,}", f"{r['dup']:,}",
                       f"{r['coalesced']:,}", ms(r["pub_max_lag_us"]), num(r["server_runq_pct"], 0),
-                      num(r["server_core_pct"], 0), num(r["clients_cpu_pct"], 0), num(r["clients_runq_pct"], 0),
-                      num(r["client_core_pct"], 0)])
+                      num(r["foreign_cpu_pct"], 0), num(r["clients_cpu_pct"], 0), num(r["clients_runq_pct"], 0),
+                      num(r["others_client_cpu_pct"], 0)])
         h, m = keyed.get((r["rate"], r["watchers"], "hearth")), keyed.get((r["rate"], r["watchers"], "mosquitto"))
         if r["system"] in ("hearth", "mosquitto") and h and m:
             lines.append(["", "", "hearth/mosquitto",

@@ -10,7 +10,7 @@
 # .build/release/hearth-hub as it is), FANOUT_PIN=0 (no taskset), FANOUT_SERVER_CPUS=1, FANOUT_CLIENT_CPUS=0,
 # FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
 # FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
-# FANOUT_QUIET_MAX=60 (seconds to wait before a phase for the servers' CPU to calm down),
+# FANOUT_QUIET_MAX=120 (seconds to wait before a phase for both CPUs to calm down),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
 # then moves to the clients' CPU instead; default: normal scheduling, as deployed).
 set -euo pipefail
@@ -162,17 +162,19 @@ snapshot() {
   echo "$(date +%s.%N) $(ticks "$hub_pid") $(ticks "$mq_pid") $(core_busy "$server_cores") $(runq_ns "$1")" \
     "$(core_busy "$client_cores")"
 }
-# waits (1 to FANOUT_QUIET_MAX=60 s) until, for a whole second, neither server used more than 2% of a CPU (the
+# waits (1 to FANOUT_QUIET_MAX=120 s) until, for a whole second, neither server used more than 2% of a CPU (the
 # last phase's tail, a hub persisting or drivers going offline, must not run inside the next phase) and other
-# processes took under 20% of the servers' CPU (a shared machine: other people's builds); prints the seconds
+# processes took under 20% of the servers' CPU and of the clients' (a shared machine: other people's builds;
+# our clients are idle then); prints the seconds
 servers_ticks() { echo $(($(ticks "$hub_pid") + $(ticks "$mq_pid"))); }
 wait_quiet() {
-  local ours0 ours1 busy0 busy1 waited
-  for ((waited = 1; waited <= ${FANOUT_QUIET_MAX:-60}; waited++)); do
-    ours0=$(servers_ticks) busy0=$(core_busy "$server_cores")
+  local ours0 ours1 busy0 busy1 client0 client1 waited
+  for ((waited = 1; waited <= ${FANOUT_QUIET_MAX:-120}; waited++)); do
+    ours0=$(servers_ticks) busy0=$(core_busy "$server_cores") client0=$(core_busy "$client_cores")
     sleep 1
-    ours1=$(servers_ticks) busy1=$(core_busy "$server_cores")
-    ((ours1 - ours0 > clk_tck / 50 || busy1 - busy0 - (ours1 - ours0) > clk_tck / 5)) || break
+    ours1=$(servers_ticks) busy1=$(core_busy "$server_cores") client1=$(core_busy "$client_cores")
+    ((ours1 - ours0 > clk_tck / 50 || busy1 - busy0 - (ours1 - ours0) > clk_tck / 5 ||
+      client1 - client0 > clk_tck / 5)) || break
   done
   echo "$waited"
 }
@@ -318,9 +320,10 @@ EOF
   echo "$pinning; load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end."
   echo "Latency from each change's due time (open-loop schedule) to its arrival at a watcher: the worst watcher's"
   echo "percentile. srv = the server process (utime+stime): per change delivered to one watcher, and per delivery;"
-  echo "srv runq % = time its threads waited for a CPU; srv core % / client core % = how busy the servers' / the"
-  echo "clients' CPU was, whoever ran there; clients CPU % and runq % = publishers + subscribers together (from"
-  echo "their first delivery / their go), in % of one core; pub lag = worst lag behind the open-loop schedule."
+  echo "srv runq % = time its threads waited for a CPU; clients CPU % and runq % = publishers + subscribers together"
+  echo "(from their go / their first delivery), in % of one core; others % = CPU that processes other than ours took"
+  echo "on the servers' / the clients' CPU (a shared machine), rows over 20% marked †; pub lag = worst lag behind the"
+  echo "open-loop schedule."
   echo
   [[ -s $out/rows.jsonl ]] && python3 "$here/report.py" table "$out/rows.jsonl" "$out/results.json"
 } | tee "$out/table.txt"
