@@ -139,26 +139,11 @@ struct HubCrashTests {
     @Test("kill -9 while state flows: no revision is reused, a watcher that saw lost ones re-lists, saved state is unconfirmed")
     func killDuringReports() async throws {
         try await withTemporaryDirectory { dir in
-            let data = dir.appendingPathComponent("data")
-            let config = try Self.writeConfig(in: dir)
-            let first = try await HubProcess(directory: data, config: config)
-            let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
-            let info = try await client.call(HomeMethods.getHub, .init())
             // Reports published from memory reach a watcher; the hub dies right after.
-            let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
-                for value in 1...200 { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
-                let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
-                    seen.changes.contains { $0.trait.state.attributes.first?.value.uintValue == 200 }
-                }
-                return responses.map(\.revision).max() ?? 0
-            }
-            first.kill()
-            client.wire.close()
+            let (info, seen) = try await Self.reportAndStop(in: dir, reports: 200) { $0.kill() }
             #expect(seen > info.revision)
-
-            let second = try await HubProcess(directory: data, config: config)
+            let (second, after) = try await Self.restart(in: dir)
             defer { second.terminate() }
-            let after = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: second.port)), port: second.port)
             defer { after.wire.close() }
             // What the watcher saw may be lost: it must re-list rather than resume with a silent gap.
             let resumed = try await after.watch(.from(seen, epoch: info.epoch)) { _ in true }
@@ -179,24 +164,9 @@ struct HubCrashTests {
     @Test("a clean stop saves the newest state and the log: a watcher resumes without a relist")
     func cleanStopKeepsState() async throws {
         try await withTemporaryDirectory { dir in
-            let data = dir.appendingPathComponent("data")
-            let config = try Self.writeConfig(in: dir)
-            let first = try await HubProcess(directory: data, config: config)
-            let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
-            let info = try await client.call(HomeMethods.getHub, .init())
-            let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
-                for value in 1...50 { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
-                let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
-                    seen.changes.contains { $0.trait.state.attributes.first?.value.uintValue == 50 }
-                }
-                return responses.map(\.revision).max() ?? 0
-            }
-            client.wire.close()
-            first.terminate()
-
-            let second = try await HubProcess(directory: data, config: config)
+            let (info, seen) = try await Self.reportAndStop(in: dir, reports: 50) { $0.terminate() }
+            let (second, after) = try await Self.restart(in: dir)
             defer { second.terminate() }
-            let after = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: second.port)), port: second.port)
             defer { after.wire.close() }
             let resumed = try await after.watch(.from(seen, epoch: info.epoch)) { seen in
                 seen.changes.contains { $0.trait.state.confirmed == false }
@@ -208,5 +178,32 @@ struct HubCrashTests {
             #expect(identify?.attributes.first?.value.uintValue == 50)
             #expect(resumed.changes.allSatisfy { $0.revision > seen })
         }
+    }
+
+    /// Starts a hub over `dir`, has a driver report Identify values 1…`reports` for a lamp, waits until a
+    /// watcher saw the last one, then stops the hub with `stop`.
+    /// - Returns: the hub's info before the reports, and the newest revision the watcher saw.
+    static func reportAndStop(in dir: URL, reports: Int, stop: (HubProcess) -> Void) async throws
+        -> (info: Hearth_V1_HubInfo, seen: UInt64)
+    {
+        let first = try await HubProcess(directory: dir.appendingPathComponent("data"), config: try writeConfig(in: dir))
+        let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
+        defer { client.wire.close() }
+        let info = try await client.call(HomeMethods.getHub, .init())
+        let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
+            for value in 1...reports { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
+            let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
+                seen.changes.contains { $0.trait.state.attributes.first?.value.uintValue == UInt64(reports) }
+            }
+            return responses.map(\.revision).max() ?? 0
+        }
+        stop(first)
+        return (info, seen)
+    }
+
+    /// A second hub process over the same data, and a client of it.
+    static func restart(in dir: URL) async throws -> (HubProcess, HubClient) {
+        let second = try await HubProcess(directory: dir.appendingPathComponent("data"), config: try writeConfig(in: dir))
+        return (second, HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: second.port)), port: second.port))
     }
 }
