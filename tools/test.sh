@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything (tools/setup.sh) and runs every test and check:
-# generated code is current, module layering holds, and `swift test`.
+# generated code is current, module layering holds, `swift test`, then the abuse suite against the hub,
+# a bounded fuzz run and the wire and hub tests under AddressSanitizer.
 #
 # Usage: tools/test.sh [extra swift test arguments, e.g. --filter Echo]
 set -euo pipefail
@@ -23,7 +24,13 @@ swift build --build-tests
 echo "== swift test"
 swift test --skip-build --parallel "$@"
 
-# Hardening checks, after the tests (HEARTH_SKIP_FUZZ=1 / HEARTH_SKIP_ASAN=1 skip them while iterating).
+# Hardening checks, after the tests (HEARTH_SKIP_ABUSE=1 / HEARTH_SKIP_FUZZ=1 / HEARTH_SKIP_ASAN=1 skip
+# them while iterating). The abuse suite attacks the debug hub just built, one fresh hub per case
+# (Docs/Security.md, tools/abuse/README.md).
+if [ "${HEARTH_SKIP_ABUSE:-0}" != 1 ]; then
+  echo "== abuse and faults"
+  tools/abuse/run.sh
+fi
 if [ "${HEARTH_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzz (bounded)"
   tools/fuzz/run.sh 30
