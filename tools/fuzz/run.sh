@@ -6,9 +6,9 @@
 # Usage: tools/fuzz/run.sh [seconds-per-target] [Target ...]
 #        (default 30 s, all targets; e.g. `tools/fuzz/run.sh 600` for a long run)
 #
-# Prints one line per target (runs, executions per second, corpus before → after, crashes) and exits
-# non-zero if any target crashed, timed out or ran out of memory, or if a reproducer under regressions/
-# still fails.
+# Prints one line per target (runs, executions per second, corpus before → after, peak memory, crashes)
+# and exits non-zero if any target crashed, timed out or ran out of memory, or if a reproducer under
+# regressions/ still fails.
 set -euo pipefail
 cd "$(dirname "$0")"
 fuzz_dir=$(pwd)
@@ -21,26 +21,30 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(FuzzWireFraming FuzzVendorSchema FuzzValueValidator FuzzDriverMessage)
 fi
 
+# Corpus copies and FuzzDriverMessage's database in memory when /dev/shm exists (fsync is then free).
+tmp_base=${TMPDIR:-/tmp}
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then tmp_base=/dev/shm; fi
+work=$(mktemp -d "$tmp_base/hearth-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
 # Both fuzzer flags (Package.swift says why). One product at a time: `fuzz-seeds` has a main of its own and
 # does not link against libFuzzer's.
 build=(swift build -c debug --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer)
 for target in "${targets[@]}"; do
-  if ! "${build[@]}" --product "$target" >"${TMPDIR:-/tmp}/hearth-fuzz-build.log" 2>&1; then
-    grep -E "error" "${TMPDIR:-/tmp}/hearth-fuzz-build.log" | grep -v "Cannot export" | head -20 >&2
+  if ! "${build[@]}" --product "$target" >"$work/build.log" 2>&1; then
+    grep -E "error" "$work/build.log" | grep -v "Cannot export" | head -20 >&2
     echo "fuzz: building $target failed" >&2
     exit 1
   fi
 done
 bin=$("${build[@]}" --show-bin-path)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hearth-fuzz.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 stamp=$(date +%Y%m%d-%H%M%S)
 
-# Leaks are not checked: LeakSanitizer reports Swift objects held by globals (the builtin catalog's indirect
-# enums, type metadata caches) as direct leaks, because Swift keeps their references in tagged or packed
-# form. Lost objects the targets care about are counted instead (nghttp2 sessions, budget bytes, calls).
-# The Swift runtime's own backtracer is off so that libFuzzer sees the crash signal itself.
+# Leaks are not checked: LeakSanitizer reports objects that Swift globals hold for the life of the process
+# (seen: the builtin catalog's value types, built on first use) as direct leaks, on every run. Lost objects
+# the targets care about are counted instead (nghttp2 sessions, budget bytes, calls). The Swift runtime's
+# own backtracer is off so that libFuzzer sees the crash signal itself.
 export ASAN_OPTIONS=detect_leaks=0:handle_abort=1:symbolize=1
 export SWIFT_BACKTRACE=enable=no
 # FuzzDriverMessage keeps its engine's database here.
@@ -75,10 +79,11 @@ for target in "${targets[@]}"; do
 
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$target/fuzz.log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$target/fuzz.log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/$target/fuzz.log" | tail -1)
   corpus=$(ls "$work/$target/corpus" | wc -l)
   crashes=$(find "$results" -maxdepth 1 -name "$stamp-*" ! -name "*.log" | wc -l)
   if [ "$status" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes=1; fi
-  line="$target: ${runs:-?} runs (${rate:-?}/s), corpus $seeds → $corpus, crashes $crashes"
+  line="$target: ${runs:-?} runs (${rate:-?}/s), corpus $seeds → $corpus, peak RSS ${rss:-?} MB, crashes $crashes"
   [ "$regressions" -ne 0 ] && line="$line, regressions failing"
   echo "$line"
   summary+=("$line")

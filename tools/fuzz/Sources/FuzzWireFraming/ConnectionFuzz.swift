@@ -9,25 +9,19 @@ import WireHarness
 /// Everything happens on the fuzzer's thread, in an order fixed by the input: no sleeping, no sockets. Time
 /// moves only when the input says so (to reach deadlines and the first-message timeout).
 ///
-/// Input: the selector byte, a byte saying how far time moves at the end and whether the server then shuts
-/// down gracefully, then the peer's bytes.
-///
-/// The selector byte: bits 0–2 as in ``fuzzWireFraming(_:_:)``; bit 3 puts the client preface in front of
-/// the input; bit 4 uses small limits (so that message, header and budget limits are hit by small inputs);
-/// bits 5–7 pick how the bytes are cut into reads.
+/// Input: the selector byte, a time byte, then the peer's bytes. ``ConnectionInput`` lays the two bytes out:
+/// read sizes, small limits (so that message, header and budget limits are hit by small inputs), the client
+/// preface, how far time moves at the end and whether the server then shuts down gracefully.
 ///
 /// Checked after every input: the connection closes, every call it started finishes, and the server-wide
 /// budgets return to zero (no nghttp2 session, partial-message byte or queued byte is left behind).
 enum ConnectionFuzz {
-    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-    /// Read sizes: the whole input at once, or pieces of these sizes.
-    static let readSizes = [Int.max, 1, 3, 9, 64, 512, 4096, 0]
-
     static func run(selector: UInt8, _ input: inout FuzzInput) {
         let smallLimits = selector & 0x10 != 0
+        let readSizes = ConnectionInput.readSizes
         var readSize = readSizes[Int(selector >> 5)]
         let advance = input.byte()
-        var bytes = selector & 0x08 != 0 ? preface : []
+        var bytes = selector & 0x08 != 0 ? ConnectionInput.preface : []
         bytes += input.rest()
 
         let connection = EmbeddedConnection(configuration: configuration(small: smallLimits))

@@ -92,14 +92,9 @@ enum WireSeeds {
         try writeDeframerSeeds(&corpus)
     }
 
-    /// The selector and time bytes of a connection input (see `ConnectionFuzz`).
-    static func head(reads: Int = 0, small: Bool = false, prependPreface: Bool = false, advance: UInt8 = 0) -> [UInt8] {
-        let sizes = [Int.max, 1, 3, 9, 64, 512, 4096, 0]
-        let index = reads == 0 ? 0 : sizes.firstIndex(of: reads)!
-        var selector = UInt8(index) << 5
-        if small { selector |= 0x10 }
-        if prependPreface { selector |= 0x08 }
-        return [selector, advance]
+    /// The selector and time bytes of a connection input (``ConnectionInput``).
+    static func head(reads: Int = .max, small: Bool = false, prependPreface: Bool = false, advance: UInt8 = 0) -> [UInt8] {
+        ConnectionInput.head(readSize: reads, smallLimits: small, prependPreface: prependPreface, advance: advance)
     }
 
     static func message(_ request: Hearth_Echo_V1_EchoRequest) -> [UInt8] { message(request as any SwiftProtobuf.Message) }
