@@ -25,6 +25,9 @@ final class SQLiteStore: HubStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         configuration.label = "hearth-hub"
+        // A connection still closing (its last checkpoint) holds the file for a moment: wait for it, as a
+        // hub restarted in place would, instead of failing with "database is locked".
+        configuration.busyMode = .timeout(10)
         let path = directory.appendingPathComponent("hub.sqlite").path
         queue = try DatabaseQueue(path: path, configuration: configuration)
         _ = try queue.writeWithoutTransaction { db in
