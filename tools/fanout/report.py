@@ -81,7 +81,9 @@ def row(phase_dir):
     r["clients_runq_pct"] = 100 * sum(x.get("runq_s", 0) for x in pubs + subs) / wall if wall else None
     r["client_core_pct"] = 100 * phase["client_core_busy_s"] / wall if wall else None
     r["others_client_cpu_pct"] = max(0.0, r["client_core_pct"] - r["clients_cpu_pct"]) if wall else None
-    r["noisy"] = bool(wall) and max(r["foreign_cpu_pct"], r["others_client_cpu_pct"]) > 20
+    r["noise_pct"] = round(max(r["foreign_cpu_pct"], r["others_client_cpu_pct"])) if wall else 0
+    r["noisy"] = r["noise_pct"] > 20
+    r["phase_dir"] = os.path.basename(os.path.normpath(phase_dir))
     return r
 
 

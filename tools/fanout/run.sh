@@ -11,6 +11,7 @@
 # FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
 # FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
 # FANOUT_QUIET_MAX=30 (seconds to wait before a phase for both CPUs to calm down), FANOUT_CLIENT_NICE=-5,
+# FANOUT_RETRIES=2 (runs of a phase again when other processes took over 20% of a CPU),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
 # then moves to the clients' CPU instead; default: normal scheduling, as deployed).
 set -euo pipefail
@@ -245,12 +246,10 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # --- one phase: K watchers and D publishers of one system at one rate ----------------------------------
 failed=0
 run_phase() {
-  local system=$1 rate=$2 k=$3 dir i j pid server_pid before after quiet waited
-  dir=$out/phases/$system-r$rate-k$k
+  local system=$1 rate=$2 k=$3 dir=$4 i j pid server_pid before after quiet waited
   mkdir -p "$dir"
-  local go=$tmp/go-$system-$rate-$k
-  sub_pids=() pub_pids=()                # the servers
-sub_pids=() pub_pids=() # the current phase's clients, not yet stopped
+  local go=$tmp/go-${dir##*/}
+  sub_pids=() pub_pids=()
   [[ $system == hearth ]] && server_pid=$hub_pid || server_pid=$mq_pid
   local common=(--devices "$devices" --rate "$rate" --seconds "$seconds" --max-seconds $((seconds * 20 + 300)))
   for ((i = 0; i < k; i++)); do
@@ -296,19 +295,33 @@ sub_pids=() pub_pids=() # the current phase's clients, not yet stopped
   pub_pids=()
   python3 "$here/report.py" phase "$dir/phase.json" "$system" "$rate" "$k" "$devices" "$drivers" "$seconds" \
     "$clk_tck" "$quiet" "$before" "$after"
-  python3 "$here/report.py" row "$dir" >>"$out/rows.jsonl"
 }
 
+# A phase in which other processes took over 20% of either CPU is run again, up to FANOUT_RETRIES (2) more
+# times; the table keeps the attempt with the least such noise (every attempt stays in phases/).
+retries=${FANOUT_RETRIES:-2}
 for rate in $rates; do
   for k in $watchers; do
     for system in $systems; do
-      say "phase: $system, $rate changes/s, $k watcher(s), $devices devices, $drivers publishers, $seconds s"
-      if ! run_phase "$system" "$rate" "$k"; then
-        say "phase $system/$rate/$k failed; logs in $out/phases/$system-r$rate-k$k"
-        stop_pids "${sub_pids[@]}" "${pub_pids[@]}"
-        sub_pids=() pub_pids=()
-        failed=1
-      fi
+      best="" best_noise=1000000
+      for ((attempt = 1; attempt <= retries + 1; attempt++)); do
+        say "phase: $system, $rate changes/s, $k watcher(s), $devices devices, $drivers publishers, $seconds s" \
+          "(attempt $attempt)"
+        dir=$out/phases/$system-r$rate-k$k-a$attempt
+        if ! run_phase "$system" "$rate" "$k" "$dir"; then
+          say "phase $system/$rate/$k failed; logs in $dir"
+          stop_pids "${sub_pids[@]}" "${pub_pids[@]}"
+          sub_pids=() pub_pids=()
+          failed=1
+          break
+        fi
+        row=$(python3 "$here/report.py" row "$dir")
+        noise=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["noise_pct"])' "$row")
+        if ((noise < best_noise)); then best=$row best_noise=$noise; fi
+        ((noise > 20)) || break
+        say "other processes took $noise% of a CPU during that phase"
+      done
+      [[ -z $best ]] || echo "$best" >>"$out/rows.jsonl"
       kill -0 "$hub_pid" 2>/dev/null || die "the hub died (log: $tmp/hub.log)"
       kill -0 "$mq_pid" 2>/dev/null || die "mosquitto died (log: $tmp/mosquitto.log)"
     done
