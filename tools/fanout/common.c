@@ -223,12 +223,12 @@ void fo_tracker_print(fo_tracker *t, FILE *out, const char *system, int watcher,
             "{\"role\":\"sub\",\"system\":\"%s\",\"watcher\":%d,\"deliveries\":%llu,\"window_s\":%.3f,"
             "\"deliveries_per_s\":%.1f,\"p50_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,"
             "\"lost\":%llu,\"dup\":%llu,\"coalesced\":%llu,\"stale_devices\":%llu,\"complete\":%s,"
-            "\"foreign\":%llu,\"cpu_s\":%.3f,\"runq_s\":%.3f}\n",
+            "\"foreign\":%llu,\"resets\":%llu,\"cpu_s\":%.3f,\"runq_s\":%.3f}\n",
             system, watcher, (unsigned long long)t->deliveries, window,
             window > 0 ? t->deliveries / window : 0.0, percentile(t->lat_us, t->lat_count, 0.50),
             percentile(t->lat_us, t->lat_count, 0.99), percentile(t->lat_us, t->lat_count, 0.999),
             t->max_lat_ns / 1e3, (unsigned long long)lost, (unsigned long long)t->dup,
             (unsigned long long)coalesced, (unsigned long long)stale, fo_tracker_done(t) ? "true" : "false",
-            (unsigned long long)t->foreign, cpu, runq);
+            (unsigned long long)t->foreign, (unsigned long long)t->resets, cpu, runq);
     fflush(out);
 }

@@ -60,6 +60,7 @@ typedef struct {
     uint32_t *lat_us;  /* one latency per delivery, bounded by lat_cap */
     size_t lat_count, lat_cap;
     uint64_t deliveries, dup, skipped, complete_devices, expected_devices, foreign;
+    uint64_t resets; /* streams the server ended or reset, each resumed */
     uint64_t first_ns, last_ns, max_lat_ns;
     double cpu_start, runq_start; /* at the first delivery: the subscriber's own cost is measured from there */
 } fo_tracker;

@@ -144,6 +144,14 @@ static int on_close(nghttp2_session *session, int32_t stream_id, uint32_t error_
     return 0;
 }
 
+static int on_frame(nghttp2_session *session, const nghttp2_frame *frame, void *user_data) {
+    (void)session;
+    h2g *c = user_data;
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != 0 && c->grpc_status < 0)
+        snprintf(c->grpc_message, sizeof c->grpc_message, "GOAWAY, HTTP/2 error %u", frame->goaway.error_code);
+    return 0;
+}
+
 /* --- connection ------------------------------------------------------------------------------------- */
 
 static int dial(const char *host, int port) {
@@ -201,6 +209,7 @@ h2g *h2g_open(const char *host, int port, const char *path, const char *token, h
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, on_data);
     nghttp2_session_callbacks_set_on_header_callback(callbacks, on_header);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_close);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame);
     int rc = nghttp2_session_client_new(&c->session, callbacks, c);
     nghttp2_session_callbacks_del(callbacks);
     if (rc != 0) {
@@ -288,6 +297,8 @@ static int receive(h2g *c) {
             fprintf(stderr, "h2grpc: read: %s\n", strerror(errno));
             return -1;
         }
+        if (n == 0 && !c->done && !c->grpc_message[0])
+            snprintf(c->grpc_message, sizeof c->grpc_message, "connection closed by the peer");
         if (n == 0) return c->done ? 0 : -1;
         ssize_t used = nghttp2_session_mem_recv(c->session, c->read_buffer, (size_t)n);
         if (used < 0) {

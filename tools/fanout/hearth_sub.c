@@ -8,7 +8,9 @@
  * records the delay from the report's due time to the arrival of its WatchResponse and checks the device's
  * seq (common.h). Ends when every device has reached its last seq of the plan, on SIGTERM, or after
  * --max-seconds, and prints one JSON line on stdout. A seq the hub folded into a newer one (a slow watcher
- * coalesced) counts as coalesced; a device whose last seq never came counts as lost. */
+ * coalesced) counts as coalesced; a device whose last seq never came counts as lost. When the hub ends or
+ * resets the stream (or the connection), it watches again, as a client is told to: from the last revision it
+ * processed, or from 0 if the snapshot was not complete yet; at most MAX_RESUMES times, each counted. */
 #define _GNU_SOURCE
 #include "common.h"
 #include "h2grpc.h"
@@ -17,10 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_RESUMES 20
+
 typedef struct {
     fo_tracker tracker;
     int synced, failed;
-    uint64_t responses;
+    uint64_t responses, revision; /* the resume point of the last response */
+    char epoch[128];
 } watch_state;
 
 /* The global device index of "<driver>/d<g>", or UINT64_MAX. */
@@ -64,6 +69,8 @@ static void on_response(void *context, const uint8_t *data, size_t length) {
         return;
     }
     state->responses++;
+    state->revision = response->revision;
+    if (response->epoch && response->epoch[0]) snprintf(state->epoch, sizeof state->epoch, "%s", response->epoch);
     if (response->relist) {
         fprintf(stderr, "hearth_sub: the hub asked for a relist (reason %d)\n", response->relist->reason);
         state->failed = 1;
@@ -76,6 +83,22 @@ static void on_response(void *context, const uint8_t *data, size_t length) {
         }
     }
     hearth__v1__watch_response__free_unpacked(response, NULL);
+}
+
+/* Opens a watch: from 0 the first time, then from the last revision processed (with its epoch). */
+static h2g *watch(const char *host, int port, const char *token, watch_state *state) {
+    h2g *c = h2g_open(host, port, "/hearth.v1.HomeService/Watch", token, on_response, state);
+    if (!c) return NULL;
+    Hearth__V1__WatchRequest request = HEARTH__V1__WATCH_REQUEST__INIT;
+    if (state->synced) request.from_revision = state->revision, request.epoch = state->epoch;
+    size_t length = hearth__v1__watch_request__get_packed_size(&request);
+    uint8_t *out = h2g_message(c, length);
+    if (!out || hearth__v1__watch_request__pack(&request, out) != length) {
+        h2g_close(c);
+        return NULL;
+    }
+    h2g_end_stream(c);
+    return c;
 }
 
 int main(int argc, char **argv) {
@@ -102,13 +125,8 @@ int main(int argc, char **argv) {
     watch_state state;
     memset(&state, 0, sizeof state);
     if (fo_tracker_init(&state.tracker, devices, rate * seconds) != 0) fo_die("out of memory");
-    h2g *c = h2g_open(host, (int)port, "/hearth.v1.HomeService/Watch", token, on_response, &state);
+    h2g *c = watch(host, (int)port, token, &state);
     if (!c) fo_die("hearth_sub: cannot open the watch");
-    Hearth__V1__WatchRequest request = HEARTH__V1__WATCH_REQUEST__INIT;
-    size_t length = hearth__v1__watch_request__get_packed_size(&request);
-    uint8_t *out = h2g_message(c, length);
-    if (!out || hearth__v1__watch_request__pack(&request, out) != length) fo_die("hearth_sub: cannot queue the request");
-    h2g_end_stream(c);
 
     int announced_ready = 0, ok = 1;
     while (!stop && !fo_tracker_done(&state.tracker)) {
@@ -117,10 +135,17 @@ int main(int argc, char **argv) {
             break;
         }
         if (h2g_pump(c, fo_now() + 100000000u) != 0 || h2g_done(c) || state.failed) {
-            fprintf(stderr, "hearth_sub %llu: watch ended: status %d %s\n", (unsigned long long)watcher, h2g_status(c),
-                    h2g_status_message(c));
-            ok = 0;
-            break;
+            fprintf(stderr, "hearth_sub %llu: watch ended at revision %llu: status %d %s\n", (unsigned long long)watcher,
+                    (unsigned long long)state.revision, h2g_status(c), h2g_status_message(c));
+            h2g_close(c);
+            c = NULL;
+            if (state.failed || state.tracker.resets >= MAX_RESUMES ||
+                !(c = watch(host, (int)port, token, &state))) {
+                ok = 0;
+                break;
+            }
+            state.tracker.resets++;
+            continue;
         }
         if (state.synced && !announced_ready) {
             fprintf(stderr, "READY watcher %llu\n", (unsigned long long)watcher);
@@ -128,7 +153,7 @@ int main(int argc, char **argv) {
         }
     }
     fo_tracker_print(&state.tracker, stdout, "hearth", (int)watcher, 0);
-    h2g_close(c);
+    if (c) h2g_close(c);
     fo_tracker_free(&state.tracker);
     return ok ? 0 : 1;
 }

@@ -56,8 +56,8 @@ def row(phase_dir):
     # Latency: the worst watcher's percentiles (each watcher's list is exact; merging would need the lists).
     for key in ("p50_us", "p99_us", "p999_us", "max_us"):
         r[key] = max((s[key] for s in subs), default=0)
-    for key in ("lost", "dup", "coalesced", "foreign"):
-        r[key] = sum(s[key] for s in subs)
+    for key in ("lost", "dup", "coalesced", "foreign", "resets"):
+        r[key] = sum(s.get(key, 0) for s in subs)
     cpu_us = phase["server_cpu_s"] * 1e6
     r["server_cpu_us_per_change"] = cpu_us / per_watcher if per_watcher else None
     r["server_cpu_us_per_delivery"] = cpu_us / total if total else None
@@ -107,7 +107,7 @@ def table(rows_path, meta_path):
     with open(meta_path) as f:
         meta = json.load(f)
     head = ["rate/s", "K", "system", "deliv/s/watcher", "p50 ms", "p99 ms", "p99.9 ms", "max ms",
-            "srv CPU %", "srv µs/change", "srv µs/delivery", "lost", "dup", "coalesced", "pub lag ms",
+            "srv CPU %", "srv µs/change", "srv µs/delivery", "lost", "dup", "coalesced", "resets", "pub lag ms",
             "srv runq %", "others on srv CPU %", "clients CPU %", "clients runq %", "others on clients' CPU %"]
     lines = []
     keyed = {}
@@ -118,7 +118,7 @@ def table(rows_path, meta_path):
                       ms(r["p50_us"]), ms(r["p99_us"]), ms(r["p999_us"]), ms(r["max_us"]),
                       num(r["server_cpu_pct"], 0), num(r["server_cpu_us_per_change"], 2),
                       num(r["server_cpu_us_per_delivery"], 2), f"{r['lost']:,}", f"{r['dup']:,}",
-                      f"{r['coalesced']:,}", ms(r["pub_max_lag_us"]), num(r["server_runq_pct"], 0),
+                      f"{r['coalesced']:,}", f"{r['resets']:,}", ms(r["pub_max_lag_us"]), num(r["server_runq_pct"], 0),
                       num(r["foreign_cpu_pct"], 0), num(r["clients_cpu_pct"], 0), num(r["clients_runq_pct"], 0),
                       num(r["others_client_cpu_pct"], 0)])
         h, m = keyed.get((r["rate"], r["watchers"], "hearth")), keyed.get((r["rate"], r["watchers"], "mosquitto"))
@@ -130,7 +130,7 @@ def table(rows_path, meta_path):
                           ratio(h["server_cpu_pct"], m["server_cpu_pct"]),
                           ratio(h["server_cpu_us_per_change"], m["server_cpu_us_per_change"]),
                           ratio(h["server_cpu_us_per_delivery"], m["server_cpu_us_per_delivery"]),
-                          "", "", "", "", "", "", "", "", ""])
+                          "", "", "", "", "", "", "", "", "", ""])
     widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
     out = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |",
            "|" + "|".join(("-" * (w + 1) + ":" if i not in (2,) else "-" * (w + 2)) for i, w in enumerate(widths)) + "|"]

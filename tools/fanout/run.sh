@@ -345,7 +345,7 @@ EOF
   echo "srv runq % = time its threads waited for a CPU; clients CPU % and runq % = publishers + subscribers together"
   echo "(from their go / their first delivery), in % of one core; others % = CPU that processes other than ours took"
   echo "on the servers' / the clients' CPU (a shared machine), rows over 20% marked †; pub lag = worst lag behind the"
-  echo "open-loop schedule."
+  echo "open-loop schedule. resets = watch streams the hub ended or reset, each resumed from its last revision."
   echo
   [[ -s $out/rows.jsonl ]] && python3 "$here/report.py" table "$out/rows.jsonl" "$out/results.json"
 } | tee "$out/table.txt"
