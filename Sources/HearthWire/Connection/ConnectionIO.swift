@@ -129,12 +129,12 @@ final class ConnectionIO {
             } else {
                 context.write(NIOAny(buffer), promise: nil)
             }
+            // Flushed chunk by chunk (64 KiB each): the channel's writability only says "stop" for bytes
+            // handed to the socket, so writes left unflushed would let this loop take all nghttp2 has.
+            context.flush()
             wrote = true
         }
-        if wrote {
-            lastActivity = .now()
-            context.flush()
-        }
+        if wrote { lastActivity = .now() }
         if closing || !session.isAlive {
             closing = true
             context.close(promise: nil)
