@@ -16,7 +16,7 @@ public final class HubMetrics: Sendable {
     let changes: Counter
     /// Group commits to SQLite and how long each took.
     let commitDuration: DurationHistogram
-    /// Changes per group commit.
+    /// Objects written per durable metadata commit.
     let commitSize: ValueHistogram
     /// Open watch streams.
     let watchStreams: Gauge
@@ -41,10 +41,10 @@ public final class HubMetrics: Sendable {
         self.registry = registry
         changes = registry.makeCounter(descriptor: Self.name("changes", "total", "Changes published to watchers."))
         commitDuration = registry.makeDurationHistogram(
-            descriptor: Self.name("commit_duration", "seconds", "Time to write one group commit to SQLite."),
+            descriptor: Self.name("commit_duration", "seconds", "Time to write one durable metadata commit to SQLite."),
             buckets: Self.latencyBuckets)
         commitSize = registry.makeValueHistogram(
-            descriptor: Self.name("commit", "changes", "Changes per group commit."), buckets: Self.sizeBuckets)
+            descriptor: Self.name("commit", "changes", "Objects written per durable metadata commit."), buckets: Self.sizeBuckets)
         watchStreams = registry.makeGauge(descriptor: Self.name("watch", "streams", "Open watch streams."))
         watchBacklog = registry.makeValueHistogram(
             descriptor: Self.name(
@@ -65,7 +65,10 @@ public final class HubMetrics: Sendable {
         wireQueuedBytes = registry.makeGauge(
             descriptor: Self.name("wire_queued_outbound", "bytes", "Bytes queued for peers, not yet sent."))
         // Totals kept by the wire; exported as gauges because they are read, not counted, here.
-        wireRefusals = ["partial_message_budget", "unauthenticated", "first_message_timeout", "enhance_your_calm"].map {
+        wireRefusals = [
+            "partial_message_budget", "unauthenticated", "first_message_timeout", "enhance_your_calm",
+            "queued_outbound_budget",
+        ].map {
             reason in
             (
                 reason,
@@ -84,7 +87,7 @@ public final class HubMetrics: Sendable {
         wireQueuedBytes.set(Double(wire.queuedOutboundBytes))
         let totals = [
             wire.partialBudgetRefusals, wire.unauthenticatedRefusals, wire.firstMessageTimeouts,
-            wire.enhanceYourCalmClosures,
+            wire.enhanceYourCalmClosures, wire.outboundBudgetResets,
         ]
         for (entry, total) in zip(wireRefusals, totals) { entry.gauge.set(Double(total)) }
     }

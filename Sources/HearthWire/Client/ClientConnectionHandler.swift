@@ -66,24 +66,25 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        endStreams()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Break handler → io → context → handler so that the session is freed (see the server handler).
+        endStreams()
+        io = nil
+        session = nil
+    }
+
+    /// Stops I/O and ends every call with UNAVAILABLE (the connection is gone); safe to call twice.
+    private func endStreams() {
         io?.stop()
         markUnusable()
         for (_, stream) in streams {
             finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
         }
         streams.removeAll()
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        // Break handler → io → context → handler so that the session is freed (see the server handler).
-        io?.stop()
-        for (_, stream) in streams {
-            finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
-        }
-        streams.removeAll()
-        io = nil
-        session = nil
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -51,6 +51,10 @@ final class StreamBridge: Sendable {
         var consumeRequested = false
 
         var outbound = ByteBuffer()
+        /// Since when `outbound` has held bytes without the peer taking any: set when it fills from empty
+        /// and renewed whenever the loop takes bytes; nil while empty. A reader keeping up renews it every
+        /// loop tick; a reader that stopped lets it age.
+        var unsentSince: ContinuousClock.Instant?
         var outboundEnd: OutboundEnd?
         var writer: CheckedContinuation<Void, any Error>?
         var outboundReadyRequested = false
@@ -72,8 +76,9 @@ final class StreamBridge: Sendable {
         let task: UnsafeCurrentTask
     }
 
-    /// Unsent bytes from which a stream counts as behind when the server's outbound budget is spent.
-    static let behindThreshold = 16 * 1024
+    /// How long a stream's queue may go without draining before it counts as behind, when the server's
+    /// outbound budget is spent.
+    static let behindAfter: Duration = .seconds(1)
 
     let limits: Limits
     private let state: Mutex<State>
@@ -96,6 +101,7 @@ final class StreamBridge: Sendable {
     private func clearOutbound(_ s: inout State) {
         if s.outbound.capacity > 0 { budget?.queued(-s.outbound.capacity) }
         s.outbound = ByteBuffer()
+        s.unsentSince = nil
     }
 }
 
@@ -213,15 +219,18 @@ extension StreamBridge {
             guard s.outboundEnd == nil else {
                 throw RPCError(code: .internal, message: "write after the call finished")
             }
-            let before = s.outbound.readableBytes
             let capacity = s.outbound.capacity
             append(&s.outbound)
             // The budget counts memory: the buffer's allocation, which grows by doubling.
             budget?.queued(s.outbound.capacity - capacity)
             var verdict = budget?.verdict ?? .fine
-            // The server's budget ends only streams whose reader is behind (a frame's worth still unsent
-            // when the next message comes); a reader keeping up has its queue taken every loop tick.
-            if verdict == .serverExhausted, before < Self.behindThreshold { verdict = .fine }
+            if verdict == .serverExhausted {
+                // The server's budget ends only streams whose reader is behind: a queue that has not
+                // drained for `behindAfter`. A burst of writes to a reader keeping up does not count.
+                let now = ContinuousClock.now
+                if s.unsentSince.map({ now - $0 < Self.behindAfter }) ?? true { verdict = .fine }
+            }
+            if s.unsentSince == nil { s.unsentSince = .now }
             let shouldNotify = !s.outboundReadyRequested
             s.outboundReadyRequested = true
             return (shouldNotify, s.outbound.readableBytes >= limits.outboundHighWatermark, verdict)
@@ -299,7 +308,11 @@ extension StreamBridge {
                     }
                 }
                 // Drained: give the memory back (a stream that once burst does not keep its peak).
-                if s.outbound.readableBytes == 0, s.outbound.capacity > 0 { clearOutbound(&s) }
+                if s.outbound.readableBytes == 0, s.outbound.capacity > 0 {
+                    clearOutbound(&s)
+                } else if count > 0 {
+                    s.unsentSince = .now
+                }
                 var writer: CheckedContinuation<Void, any Error>? = nil
                 if s.outbound.readableBytes < limits.outboundLowWatermark {
                     writer = s.writer

@@ -98,29 +98,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        io?.stop()
-        let error = RPCError(code: .unavailable, message: "connection closed")
-        for (_, stream) in streams {
-            stream.cancelTimers()
-            stream.call?.bridge.fail(error, cancelTask: true)
-        }
-        streams.removeAll()
-        releaseAllPartial()
-        calls.finish()
+        endStreams()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         // Closed however it closed (GOAWAY, reset, EOF, error, idle): break the cycles so the session,
         // its buffers and this handler are freed. Loop work queued earlier finds no streams and no io.
-        io?.stop()
-        for (_, stream) in streams {
-            stream.cancelTimers()
-            stream.call?.bridge.fail(RPCError(code: .unavailable, message: "connection closed"), cancelTask: true)
-        }
-        streams.removeAll()
-        releaseAllPartial()
-        calls.finish()
+        endStreams()
         io = nil
         session = nil
         budget.server.countClosedConnection()
@@ -177,6 +162,7 @@ extension ServerConnectionHandler {
             return
         case .outboundOverBudget:
             // The server's budget is spent and this stream's reader is behind: end it alone.
+            budget.server.countOutboundReset()
             stream.answered = true
             stream.call?.bridge.fail(
                 RPCError(code: .resourceExhausted, message: "queued-outbound budget spent"), cancelTask: true)
@@ -260,9 +246,18 @@ extension ServerConnectionHandler {
         _ = chargePartial(stream, now: 0)
     }
 
-    private func releaseAllPartial() {
+    /// Stops I/O and ends every stream's call (the connection is gone); safe to call twice.
+    private func endStreams() {
+        io?.stop()
+        let error = RPCError(code: .unavailable, message: "connection closed")
+        for (_, stream) in streams {
+            stream.cancelTimers()
+            stream.call?.bridge.fail(error, cancelTask: true)
+        }
+        streams.removeAll()
         budget.server.releasePartial(partialBytes)
         partialBytes = 0
+        calls.finish()
     }
 
     /// GOAWAY ENHANCE_YOUR_CALM, then close: the peer broke a budget no single call can answer for.

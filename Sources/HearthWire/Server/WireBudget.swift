@@ -16,6 +16,7 @@ final class WireBudget: Sendable {
     private let unauthenticatedRefusals = Atomic<Int>(0)
     private let firstMessageTimeouts = Atomic<Int>(0)
     private let calmClosures = Atomic<Int>(0)
+    private let outboundResets = Atomic<Int>(0)
     private let closedConnections = Atomic<Int>(0)
 
     init(limits: ConnectionConfiguration.Budgets) { self.limits = limits }
@@ -59,6 +60,7 @@ final class WireBudget: Sendable {
     func countUnauthenticatedRefusal() { unauthenticatedRefusals.add(1, ordering: .relaxed) }
     func countFirstMessageTimeout() { firstMessageTimeouts.add(1, ordering: .relaxed) }
     func countCalmClosure() { calmClosures.add(1, ordering: .relaxed) }
+    func countOutboundReset() { outboundResets.add(1, ordering: .relaxed) }
     func countClosedConnection() { closedConnections.add(1, ordering: .relaxed) }
 
     /// The figures now.
@@ -71,6 +73,7 @@ final class WireBudget: Sendable {
             unauthenticatedRefusals: unauthenticatedRefusals.load(ordering: .relaxed),
             firstMessageTimeouts: firstMessageTimeouts.load(ordering: .relaxed),
             enhanceYourCalmClosures: calmClosures.load(ordering: .relaxed),
+            outboundBudgetResets: outboundResets.load(ordering: .relaxed),
             connectionsClosed: closedConnections.load(ordering: .relaxed))
     }
 }
@@ -92,6 +95,8 @@ extension WireServer {
         public var firstMessageTimeouts: Int
         /// Connections closed with GOAWAY ENHANCE_YOUR_CALM (too many pings, budgets).
         public var enhanceYourCalmClosures: Int
+        /// Streams reset because the server's queued-outbound budget was spent and their reader was behind.
+        public var outboundBudgetResets: Int
         /// Connections closed and released since the server started.
         public var connectionsClosed: Int
     }

@@ -132,22 +132,7 @@ struct BudgetTests {
         var configuration = WireServer.Configuration()
         configuration.connection.budgets.queuedOutboundBytesPerConnection = 128 * 1024
         try await withWireServer(services: [EchoService()], configuration: configuration) { server, client in
-            let port = try await server.listeningAddresses()[0].port!
-            // A raw client asks for 8 MiB and never reads a byte of the answer.
-            let raw = try RawH2Client()
-            var request = Hearth_Echo_V1_ExpandRequest()
-            request.count = 512
-            request.payloadSize = 16 * 1024
-            let body = try [UInt8](request.serializedBytes() as Data)
-            _ = try raw.request(
-                RawH2Client.grpcHeaders(path: "/hearth.echo.v1.Echo/Expand"),
-                body: [0] + withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body)
-            var bytes = ByteBuffer()
-            try raw.session.drainOutbound(into: &bytes)
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.autoRead, value: false)
-                .connect(host: "127.0.0.1", port: port).get()
-            try await channel.writeAndFlush(bytes)
+            let channel = try await Self.stalledCall(port: server.listeningAddresses()[0].port!)
             try await Self.eventually { server.statistics.enhanceYourCalmClosures == 1 }
             try await Self.eventually { server.statistics.queuedOutboundBytes == 0 }
             try? await channel.close()
@@ -155,6 +140,70 @@ struct BudgetTests {
             let reply = try await client.unary(Echo.get, request: .with { $0.text = "still here" })
             #expect(reply.text == "still here")
         }
+    }
+
+    @Test("past the server's outbound budget a stalled reader's stream is reset; a reader keeping up is not")
+    func outboundServerBudget() async throws {
+        var configuration = WireServer.Configuration()
+        configuration.connection.budgets.queuedOutboundBytesPerServer = 256 * 1024
+        // Let a stream queue far past the budget, so that the server's budget, not the writer's watermark
+        // or the connection's budget, is what stops it.
+        configuration.connection.flowControl.outboundHighWatermark = 64 * 1024 * 1024
+        configuration.connection.budgets.queuedOutboundBytesPerConnection = 64 * 1024 * 1024
+        try await withWireServer(services: [EchoService(), Ticker()], configuration: configuration) { server, client in
+            // A raw client asks for a slow stream (16 KiB every 20 ms, 8 s in all) and never reads it.
+            let channel = try await Self.stalledCall(
+                port: server.listeningAddresses()[0].port!, path: Ticker.tick.path,
+                request: .with { $0.count = 400; $0.payloadSize = 16 * 1024 })
+            // A healthy reader meanwhile takes a bursty 8 MiB stream whole, however much is queued.
+            let received = try await client.serverStreaming(
+                Echo.expand, request: .with { $0.count = 512; $0.payloadSize = 16 * 1024 }
+            ) { responses in
+                var count = 0
+                for try await _ in responses { count += 1 }
+                return count
+            }
+            #expect(received == 512)
+            // The stalled stream, behind for over a second while the budget is spent, is reset alone.
+            try await Self.eventually { server.statistics.outboundBudgetResets >= 1 }
+            #expect(server.statistics.outboundBudgetResets == 1, "only the stalled stream is reset")
+            try? await channel.close()
+            try await Self.eventually { server.statistics.queuedOutboundBytes == 0 }
+        }
+    }
+
+    /// A server stream that writes one response every 20 ms.
+    struct Ticker: WireService {
+        static let tick = MethodDescriptor<Hearth_Echo_V1_ExpandRequest, Hearth_Echo_V1_EchoResponse>(
+            service: "hearth.test.Ticker", method: "Tick", kind: .serverStreaming)
+
+        func register(into router: inout ServiceRouter) {
+            router.registerServerStreaming(Self.tick) { request, writer, _ in
+                for index in 0..<UInt64(request.count) {
+                    try await writer.write(.with { $0.index = index; $0.payload = Data(count: Int(request.payloadSize)) })
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+        }
+    }
+
+    /// A raw client that makes one server-streaming call and never reads a byte of the answer.
+    static func stalledCall(
+        port: Int, path: String = "/hearth.echo.v1.Echo/Expand",
+        request: Hearth_Echo_V1_ExpandRequest = .with { $0.count = 512; $0.payloadSize = 16 * 1024 }
+    ) async throws -> any Channel {
+        let raw = try RawH2Client()
+        let body = try [UInt8](request.serializedBytes() as Data)
+        _ = try raw.request(
+            RawH2Client.grpcHeaders(path: path),
+            body: [0] + withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + body)
+        var bytes = ByteBuffer()
+        try raw.session.drainOutbound(into: &bytes)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: false)
+            .connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(bytes)
+        return channel
     }
 
     /// Connects, writes `send`, closes.
