@@ -172,7 +172,7 @@ extension HubEngine {
             do {
                 let started = ContinuousClock.now
                 try await store.commit(batch)  // completes even if this task is cancelled (HubStore)
-                metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.devices.count)
+                metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.count)
                 reserved = max(reserved, reserveThrough)
                 publishHeld(through: through)
                 for waiter in taken.waiters { waiter.resume() }

@@ -69,9 +69,8 @@ struct MetadataBatch: Sendable {
     /// Revisions reserved through this one once the batch is on disk.
     var reserveThrough: UInt64
 
-    var isEmpty: Bool {
-        structures.isEmpty && rooms.isEmpty && removedRooms.isEmpty && devices.isEmpty && removedDevices.isEmpty
-    }
+    /// Objects written or removed.
+    var count: Int { structures.count + rooms.count + removedRooms.count + devices.count + removedDevices.count }
 }
 
 /// Trait states to save, newest per trait.
