@@ -30,6 +30,7 @@ extension HubEngine {
     }
 
     private func holdForCommit(_ changes: [GraphChange]) {
+        var removed: Set<String> = []
         for change in changes {
             switch change {
             case .structure(let s):
@@ -46,11 +47,14 @@ extension HubEngine {
             case .deviceRemoved(let d):
                 metadata.devices[d.id] = nil
                 metadata.removedDevices.insert(d.id)
-                unsaved = unsaved.filter { $0.key.deviceID != d.id }
+                removed.insert(d.id)
             case .event:
                 break
             }
         }
+        // A removed device's unsaved states must not be written after its rows are deleted: one pass for
+        // all of this record's removals.
+        if !removed.isEmpty { unsaved = unsaved.filter { !removed.contains($0.key.deviceID) } }
     }
 
     private func markUnsaved(_ changes: [GraphChange]) {
