@@ -111,6 +111,20 @@ def _port_of(address):
     return int(match.group(1))
 
 
+
+def stop_worker(proc):
+    """Ends a worker that reads its commands from stdin: close stdin (its cue to finish), wait 8 s, then kill."""
+    if proc.poll() is None:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=8)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
 class Hub:
     """One hearth-hub process on a data dir of its own, loopback only, ports chosen by the kernel (port 0,
     read back from its METRICS and LISTENING lines)."""
@@ -378,16 +392,7 @@ class Probe:
         return False
 
     def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop_worker(self.proc)
         self._reader.join(timeout=5)
 
     def between(self, start, end):

@@ -170,16 +170,7 @@ class Worker:
         return False
 
     def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        harness.stop_worker(self.proc)
 
     def kill9(self):
         if self.proc.poll() is None:
