@@ -61,7 +61,7 @@ extension HubEngine {
             name: existing?.name ?? Names.cut(suggested), isMatterDevice: announced.isMatterDevice, types: types,
             revision: revision)
         if let existing, existing.withoutRevisions == device.withoutRevisions { return [] }
-        graph.devices[id] = device
+        stage(device)
         return changes + [.device(device, previousStructureID: existing?.structureID)]
     }
 
@@ -76,7 +76,7 @@ extension HubEngine {
             return room.id
         }
         let room = RoomRecord(id: Self.newID("r"), structureID: structureID, name: name, revision: revision)
-        graph.rooms[room.id] = room
+        stage(room)
         changes.append(.room(room))
         return room.id
     }
@@ -168,7 +168,7 @@ extension HubEngine {
         var changes: [GraphChange] = []
         for local in localIDs {
             let id = DeviceRecord.globalID(driver: driver, local: local)
-            guard let device = graph.devices.removeValue(forKey: id) else {
+            guard let device = stageDeviceRemoval(id) else {
                 rejections.append(Self.rejection(local, .notFound, "no device '\(local)' of driver '\(driver)'"))
                 continue
             }

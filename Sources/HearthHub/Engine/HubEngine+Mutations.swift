@@ -8,7 +8,7 @@ extension HubEngine {
             throw HubError(.permissionDenied, "only an admin may create a structure")
         }
         let structure = StructureRecord(id: Self.newID("s"), name: Names.cut(name), revision: upcomingRevision)
-        graph.structures[structure.id] = structure
+        stage(structure)
         try record([.structure(structure)], path: .metadata)
         try await awaitCommit()
         return structure
@@ -21,7 +21,7 @@ extension HubEngine {
         }
         structure.name = Names.cut(name)
         structure.revision = upcomingRevision
-        graph.structures[id] = structure
+        stage(structure)
         try record([.structure(structure)], path: .metadata)
         try await awaitCommit()
         return structure
@@ -32,7 +32,7 @@ extension HubEngine {
         try requireWriter(access)
         let room = RoomRecord(
             id: Self.newID("r"), structureID: structureID, name: Names.cut(name), revision: upcomingRevision)
-        graph.rooms[room.id] = room
+        stage(room)
         try record([.room(room)], path: .metadata)
         try await awaitCommit()
         return room
@@ -43,7 +43,7 @@ extension HubEngine {
         try requireWriter(access)
         room.name = Names.cut(name)
         room.revision = upcomingRevision
-        graph.rooms[id] = room
+        stage(room)
         try record([.room(room)], path: .metadata)
         try await awaitCommit()
         return room
@@ -59,11 +59,11 @@ extension HubEngine {
         for var device in graph.devices(inRoom: id) {
             device.roomID = nil
             device.revision = revision
-            graph.devices[device.id] = device
+            stage(device)
             unassigned.append(device)
             changes.append(.device(device, previousStructureID: device.structureID))
         }
-        graph.rooms[id] = nil
+        stageRoomRemoval(id)
         try record(changes, path: .metadata)
         try await awaitCommit()
         return (revision, unassigned)
@@ -74,7 +74,7 @@ extension HubEngine {
         try requireWriter(access)
         device.name = Names.cut(name)
         device.revision = upcomingRevision
-        graph.devices[id] = device
+        stage(device)
         try record([.device(device, previousStructureID: device.structureID)], path: .metadata)
         try await awaitCommit()
         return device
@@ -111,7 +111,7 @@ extension HubEngine {
             device.structureID = target
             device.roomID = roomID
             device.revision = revision
-            graph.devices[device.id] = device
+            stage(device)
             moved.append(device)
             changes.append(.device(device, previousStructureID: previous))
         }

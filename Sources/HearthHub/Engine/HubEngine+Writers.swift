@@ -22,7 +22,8 @@ extension HubEngine {
             changeLog.publish(entries, through: revision)
             metrics.recordPublished(changes: entries.count)
         } else {
-            held.append(contentsOf: entries.map { HeldEntry(entry: $0, needsCommit: needsCommit) })
+            held.append(
+                contentsOf: entries.map { HeldEntry(entry: $0, needsCommit: needsCommit, metadata: path == .metadata) })
             if needsCommit { heldForCommit += entries.count }
         }
         if needsCommit || revision + Self.revisionBlock / 2 > reserved { commitSignal.yield() }
@@ -159,11 +160,12 @@ extension HubEngine {
     }
 
     /// Commits pending metadata (and extends the revision reservation) in one durable transaction, then
-    /// publishes what waited for it. Retries a failed commit until it succeeds unless `retrying` is false;
-    /// then returns the failure (its data stays pending).
+    /// publishes what waited for it. A failed commit refuses its changes (``refuse(_:because:)``); unless
+    /// `retrying` is false, the writer then tries an empty commit every second until the disk takes one
+    /// (the reservation, and the fault's end). Returns the last failure, if the loop ended on one.
     @discardableResult
     func commitMetadata(retrying: Bool = true) async -> (any Error)? {
-        while commitDue {
+        while commitDue || (retrying && faults["metadata"] != nil) {
             let taken = metadata
             metadata = PendingMetadata()
             let through = graph.revision
@@ -178,26 +180,25 @@ extension HubEngine {
                 try await store.commit(batch)  // completes even if this task is cancelled (HubStore)
                 metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.count)
                 reserved = max(reserved, reserveThrough)
+                storageRecovered("metadata")
                 publishHeld(through: through)
                 for waiter in taken.waiters { waiter.resume() }
             } catch {
-                logger.error("hub.commit.failed", metadata: ["error": "\(error)"])
-                for waiter in taken.waiters {
-                    waiter.resume(
-                        throwing: HubError(
-                            .unavailable, "the hub could not store the change yet (\(error)); it keeps retrying"))
-                }
-                // Nothing that waited for the batch was published; keep its data for the next attempt.
-                merge(back: taken)
+                storageFailed("metadata", error)
+                // Everything recorded behind the failed batch was built on it: refuse it all.
+                var failed = taken
+                failed.absorb(metadata)
+                metadata = PendingMetadata()
+                refuse(failed, because: error)
                 guard retrying, !Task.isCancelled else { return error }
-                try? await Task.sleep(for: .milliseconds(200))
+                try? await Task.sleep(for: .seconds(1))
             }
         }
         return nil
     }
 
     /// Publishes held entries now allowed out: up to the first one that waits for a commit after `through`.
-    private func publishHeld(through: UInt64) {
+    func publishHeld(through: UInt64) {
         var ready: [LogEntry] = []
         while let first = held.first, !first.needsCommit || first.entry.revision <= through {
             held.removeFirst()
@@ -209,16 +210,6 @@ extension HubEngine {
         metrics.recordPublished(changes: ready.count)
     }
 
-    private func merge(back taken: PendingMetadata) {
-        var merged = taken
-        merged.waiters = metadata.waiters
-        merged.structures.merge(metadata.structures) { _, new in new }
-        merged.rooms.merge(metadata.rooms) { _, new in new }
-        merged.devices.merge(metadata.devices) { _, new in new }
-        merged.removedRooms.formUnion(metadata.removedRooms)
-        merged.removedDevices.formUnion(metadata.removedDevices)
-        metadata = merged
-    }
 
     /// Saves the newest unsaved trait states in one transaction without waiting for the disk to sync.
     /// A failure keeps them for the next save (a newer state of the same trait wins).
@@ -228,7 +219,9 @@ extension HubEngine {
         unsaved = [:]
         do {
             try await store.save(StateBatch(traits: Array(taken.values)))
+            storageRecovered("state")
         } catch {
+            storageFailed("state", error)
             logger.error("hub.state_save.failed", metadata: ["error": "\(error)", "traits": "\(taken.count)"])
             unsaved.merge(taken) { newer, _ in newer }
             guard !stopped else { return }

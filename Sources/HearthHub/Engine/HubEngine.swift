@@ -62,6 +62,8 @@ public actor HubEngine {
         var removedRooms: Set<String> = []
         var removedDevices: Set<String> = []
         var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// The values before these changes, for taking them back when their commit fails.
+        var before = BeforeImages()
         var isEmpty: Bool {
             structures.isEmpty && rooms.isEmpty && devices.isEmpty && removedRooms.isEmpty && removedDevices.isEmpty
                 && waiters.isEmpty
@@ -72,6 +74,8 @@ public actor HubEngine {
     struct HeldEntry {
         var entry: LogEntry
         var needsCommit: Bool
+        /// A metadata change (its commit failing takes it back), not state waiting for a reservation.
+        var metadata: Bool
     }
 
     /// Revisions reserved per durable reservation: a hub killed at any moment skips at most this many.
@@ -101,6 +105,8 @@ public actor HubEngine {
     let commitSignals: AsyncStream<Void>
     let saveSignal: AsyncStream<Void>.Continuation
     let saveSignals: AsyncStream<Void>
+    /// Storage paths failing now, by path (`metadata`, `state`).
+    var faults: [String: StorageFault] = [:]
     /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
     var stopped = false
 
@@ -161,7 +167,7 @@ public actor HubEngine {
         var changes: [GraphChange] = []
         for (id, name) in configuration.initialStructures where graph.structures[id] == nil {
             let structure = StructureRecord(id: id, name: Names.cut(name), revision: revision)
-            graph.structures[id] = structure
+            stage(structure)
             changes.append(.structure(structure))
         }
         if !changes.isEmpty { _ = try? record(changes, path: .metadata) }

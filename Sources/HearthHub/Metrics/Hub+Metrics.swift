@@ -11,6 +11,7 @@ extension Hub {
             revision: figures.revision, devices: figures.devices, drivers: figures.connectedDrivers,
             connections: server.openConnections, runningCalls: server.runningHandlers)
         metrics.refresh(wire: server.statistics)
+        metrics.refresh(storageFaults: Set(await engine.storageFaults().map(\.path)))
         return metrics.render()
     }
 
@@ -22,8 +23,17 @@ extension Hub {
         case "/metrics":
             return .init(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: await metricsText())
         case "/healthz":
-            return health.isServing(HomeMethods.service)
-                ? .init(status: .ok, body: "ok\n") : .init(status: .serviceUnavailable, body: "shutting down\n")
+            guard health.isServing(HomeMethods.service) else {
+                return .init(status: .serviceUnavailable, body: "shutting down\n")
+            }
+            // The hub still serves reads and trait state, but refuses what a person changes: not healthy.
+            let faults = await engine.storageFaults()
+            guard faults.isEmpty else {
+                return .init(
+                    status: .serviceUnavailable,
+                    body: "storage fault: " + faults.map(\.description).joined(separator: "; ") + "\n")
+            }
+            return .init(status: .ok, body: "ok\n")
         default:
             return .init(status: .notFound, body: "not found: try /metrics or /healthz\n")
         }

@@ -144,6 +144,24 @@ public final class HubMetrics: Sendable {
         ).increment()
     }
 
+    /// Counts a failed storage write on `path` (`metadata` or `state`).
+    func recordStorageFailure(path: String) {
+        registry.makeCounter(
+            descriptor: Self.name("storage_failures", "total", "Failed writes to the hub's database, by path."),
+            labels: [("path", path)]
+        ).increment()
+    }
+
+    /// Sets, per storage path, whether its writes are failing now (1) or not (0); called at render.
+    func refresh(storageFaults failing: Set<String>) {
+        for path in ["metadata", "state"] {
+            registry.makeGauge(
+                descriptor: Self.name("storage_fault", "", "1 while writes on this path fail (disk full or broken)."),
+                labels: [("path", path)]
+            ).set(failing.contains(path) ? 1.0 : 0.0)
+        }
+    }
+
     /// Sets whether a supervised driver is marked failed (1) or not (0).
     func setDriverFailed(_ driver: String, _ failed: Bool) {
         registry.makeGauge(

@@ -8,7 +8,8 @@ import NIOPosix
 /// Prometheus and most load balancers speak HTTP/1.1, not gRPC, so the hub answers them on a port of
 /// their own (`metrics_listen` in the config). It serves:
 /// - `GET /metrics`: the Prometheus text page;
-/// - `GET /healthz`: `200 ok` while the hub serves, `503` once it is shutting down;
+/// - `GET /healthz`: `200 ok` while the hub serves; `503` once it is shutting down, or while its storage
+///   refuses writes (the body says which and since when);
 /// - anything else: `404`, or `405` for a method other than GET/HEAD.
 ///
 /// It is bound by ``Hub/open(configuration:logger:)`` (so a taken port fails at start, before anything

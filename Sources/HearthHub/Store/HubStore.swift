@@ -15,13 +15,29 @@ protocol HubStore: Sendable {
     /// holds in memory from now on.
     func open(reserveThrough: UInt64) async throws
     /// Commits metadata atomically and durably (on disk before it returns); completes even if the calling
-    /// task is cancelled.
+    /// task is cancelled. A failure (``StoreError``) leaves the store as it was.
     func commit(_ batch: MetadataBatch) async throws
     /// Saves the newest trait states atomically; survives the process dying, need not survive power loss.
     func save(_ batch: StateBatch) async throws
     /// At a clean stop: the retained change log (for watchers resuming after the restart) and the last
     /// revision, durably; marks the stop clean.
     func close(log: [LogEntry], revision: UInt64) async throws
+}
+
+/// Why a store could not write: the engine tells callers which one, without knowing the store's kind.
+struct StoreError: Error, Sendable, CustomStringConvertible {
+    enum Kind: Sendable {
+        /// The disk (or the file system's quota) is full.
+        case full
+        /// Any other failure to write.
+        case failed
+    }
+
+    var kind: Kind
+    /// What the store reported, for logs and callers.
+    var message: String
+
+    var description: String { message }
 }
 
 /// The stored home, as loaded at start.

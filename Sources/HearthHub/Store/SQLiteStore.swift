@@ -163,9 +163,16 @@ final class SQLiteStore: HubStore {
                             try body(db)
                             return .commit
                         }
-                    })
+                    }.mapError(Self.storeError))
             }
         }
+    }
+
+    /// SQLite's answer as the engine understands it: a full disk, or another failure.
+    private static func storeError(_ error: any Error) -> StoreError {
+        guard let error = error as? DatabaseError else { return StoreError(kind: .failed, message: "\(error)") }
+        let kind: StoreError.Kind = error.resultCode == .SQLITE_FULL ? .full : .failed
+        return StoreError(kind: kind, message: "SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")")
     }
 
     private static func run(_ db: Database, _ sql: String, _ rows: [StatementArguments]) throws {
