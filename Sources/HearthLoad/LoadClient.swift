@@ -20,6 +20,9 @@ public enum ClientKind: String, Codable, Sendable, CaseIterable {
     case devices
     /// `device.types.subscribe(DimmableLightDeviceType.self)` (or `subscribeAll()`) for a few devices.
     case types
+    /// A raw `Watch` stream decoded with the generated messages, without HearthSDK (``LeanWatch``): the
+    /// hub's fan-out with a client that costs next to nothing. It sends no commands.
+    case watch
 }
 
 /// One watching client: a `Home` of its own, the subscriptions of its kind, and a ``ProbeTracker`` fed by
@@ -29,14 +32,14 @@ public final class LoadClient: Sendable {
     public let name: String
     /// How it watches.
     public let kind: ClientKind
-    /// Its connection.
-    public let home: Home
+    /// Its connection (nil for a `watch` client, which has a ``LeanWatch`` instead).
+    public let home: Home?
+    let lean: LeanWatch?
     /// The hub ids it watches; nil for all.
     public let watched: Set<String>?
     /// Seconds from `Home.connect` to the first `list()`.
     public let firstList: Double
-    let tracker = Mutex(ProbeTracker())
-    let failure = Mutex<String?>(nil)
+    let tracking = Tracking()
     let stallUntil = Atomic<UInt64>(0)
     let subscriptions = Mutex(Cancellables(all: []))
     /// What a `batched` client's last emission held.
@@ -47,22 +50,32 @@ public final class LoadClient: Sendable {
     public init(name: String, kind: ClientKind, address: String, token: String, pick: Int) async throws {
         self.name = name
         self.kind = kind
+        if kind == .watch {
+            let start = LoadProbe.now()
+            lean = try await LeanWatch(address: address, token: token, tracking: tracking)
+            firstList = Double(LoadProbe.now() - start) / 1e9
+            home = nil
+            watched = nil
+            return
+        }
+        lean = nil
         var configuration = Home.Configuration()
         configuration.syncTimeout = .seconds(600)
         let start = LoadProbe.now()
-        home = try Home.connect(to: address, token: token, configuration: configuration)
+        let home = try Home.connect(to: address, token: token, configuration: configuration)
+        self.home = home
         let devices = try await home.devices().list().sorted { $0.id < $1.id }
         firstList = Double(LoadProbe.now() - start) / 1e9
         switch kind {
-        case .batched, .stream: watched = nil
+        case .batched, .stream, .watch: watched = nil
         case .devices, .types:
             let step = max(1, devices.count / max(pick, 1))
             watched = Set(stride(from: 0, to: devices.count, by: step).prefix(pick).map { devices[$0].id })
         }
-        subscribe(devices.filter { watched?.contains($0.id) ?? true })
+        subscribe(devices.filter { watched?.contains($0.id) ?? true }, on: home)
     }
 
-    private func subscribe(_ devices: [HomeDevice]) {
+    private func subscribe(_ devices: [HomeDevice], on home: Home) {
         var out: [AnyCancellable] = []
         switch kind {
         case .batched:
@@ -76,7 +89,7 @@ public final class LoadClient: Sendable {
                         return last[device.id] != device
                     }
                 }
-                client.tracker.withLock { tracker in
+                client.tracking.tracker.withLock { tracker in
                     for device in changed {
                         guard let reading = Self.reading(device) else { continue }
                         tracker.observe(device: device.id, reading: reading, state: 0, now: now, isItem: false)
@@ -89,6 +102,8 @@ public final class LoadClient: Sendable {
             for device in devices {
                 out.append(sink(home.device(id: device.id)) { client, device in client.observe(device) })
             }
+        case .watch:
+            break
         case .types:
             for device in devices {
                 let id = device.id
@@ -112,7 +127,7 @@ public final class LoadClient: Sendable {
     {
         publisher.sink(
             receiveCompletion: { [weak self] completion in
-                if case .failure(let error) = completion { self?.failure.withLock { $0 = $0 ?? "\(error)" } }
+                if case .failure(let error) = completion { self?.tracking.fail("\(error)") }
             },
             receiveValue: { [weak self] value in if let self { receive(self, value) } })
     }
@@ -129,7 +144,7 @@ public final class LoadClient: Sendable {
     private func observe(_ id: String, _ reading: LoadProbe.Reading?, _ state: Int) {
         let now = stallIfAsked()
         guard let reading else { return }
-        tracker.withLock { $0.observe(device: id, reading: reading, state: state, now: now, isItem: true) }
+        tracking.tracker.withLock { $0.observe(device: id, reading: reading, state: state, now: now, isItem: true) }
     }
 
     static func reading(_ device: HomeDevice) -> LoadProbe.Reading? {
@@ -152,27 +167,28 @@ public final class LoadClient: Sendable {
 
     /// Whether every watched device has a baseline.
     public func hasBaseline(devices: Int) -> Bool {
-        tracker.withLock { $0.last.count } >= (watched?.count ?? devices)
+        tracking.tracker.withLock { $0.last.count } >= (watched?.count ?? devices)
     }
 
     /// The phase's counters and delays so far.
-    public var summary: ProbeTracker.Summary { tracker.withLock { $0.summary } }
+    public var summary: ProbeTracker.Summary { tracking.tracker.withLock { $0.summary } }
 
     /// How many of `expected`'s devices this client has not reached; counted under the lock, so the
     /// per-device state is never copied (a copy would make the next delivery copy it again, whole).
     public func missing(_ expected: [String: UInt64]) -> Int {
-        tracker.withLock { $0.missing(expected: expected).count }
+        tracking.tracker.withLock { $0.missing(expected: expected).count }
     }
 
     /// Resets the phase counters.
-    public func startPhase() { tracker.withLock { $0.startPhase() } }
+    public func startPhase() { tracking.tracker.withLock { $0.startPhase() } }
 
     /// Why a publisher of this client ended with an error, if one did.
-    public var failed: String? { failure.withLock { $0 } }
+    public var failed: String? { tracking.failure.withLock { $0 } }
 
     /// Ends the subscriptions and the connection.
     public func close() {
         subscriptions.withLock { $0.all.removeAll() }
-        home.close()
+        home?.close()
+        lean?.close()
     }
 }

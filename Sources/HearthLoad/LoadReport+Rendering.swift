@@ -43,7 +43,10 @@ extension LoadReport {
                     + "(\(stalled.coalesced) coalesced), p99 \(Self.ms(stalled.latency.p99)) ms, "
                     + (stalled.caughtUp ? "and caught up with every device" : "and did NOT catch up"))
         }
-        if let commands {
+        if let commands, commands.sent == 0 {
+            out.append("")
+            out.append("commands: none sent (no HearthSDK client to send them, or no OnOff device)")
+        } else if let commands {
             out.append("")
             out.append(
                 "commands: \(commands.sent) toggles at \(Self.number(commands.rate))/s, \(commands.succeeded) ok, "

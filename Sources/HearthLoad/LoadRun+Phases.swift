@@ -104,9 +104,10 @@ extension LoadRun {
     func commandPhase(_ fleet: Fleet) async -> CommandReport {
         let targets = fleet.onOffDevices
         let results = CommandResults()
-        guard !targets.isEmpty else { return CommandReport(rate: plan.commandRate, sent: 0, succeeded: 0, errors: [:], roundTrip: Percentiles(.delays())) }
+        // `watch` clients have no Home to send commands with.
+        let clients = fleet.clients.filter { $0.home != nil }
+        guard !targets.isEmpty, !clients.isEmpty else { return CommandReport(rate: plan.commandRate, sent: 0, succeeded: 0, errors: [:], roundTrip: Percentiles(.delays())) }
         let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: plan.commandRate, seconds: plan.commandSeconds)
-        let clients = fleet.clients
         await withTaskGroup(of: Void.self) { group in
             for k in 0..<schedule.total {
                 let due = schedule.due(k)
@@ -137,6 +138,7 @@ extension LoadRun {
 extension LoadClient {
     /// Toggles the OnOff trait of device `id` as the cache holds it.
     func toggle(_ id: String) async throws {
+        guard let home else { throw HomeError(.failedPrecondition, "a watch client sends no commands") }
         var updates = home.deviceUpdates(id: id).makeAsyncIterator()
         guard let device = try await updates.next(),
             let onOff = device.types.all.instances.lazy.compactMap({ $0.traits[Matter.OnOffTrait.self] }).first

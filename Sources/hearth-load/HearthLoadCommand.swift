@@ -26,6 +26,10 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Seconds per rate (overrides the preset).") var seconds: Double?
     @Option(help: "Comma-separated rates to run instead of the search, e.g. 500,1000.") var rates: String?
     @Option(help: "Folder for the results (default: results/load/<preset>-<time>).") var out: String?
+    @Option(help: "Watching clients by kind instead of the preset's, e.g. batched=2,stream=1,devices=0,types=0,watch=4.")
+    var clients: String?
+    @Option(help: "Lean watchers (raw Watch streams without HearthSDK) to add: the hub's fan-out to K readers.")
+    var watchers: Int?
     @Flag(help: "Skip the stalled-client phase.") var noStall = false
 
     func run() async throws {
@@ -40,6 +44,12 @@ struct Run: AsyncParsableCommand {
             guard !parsed.isEmpty, parsed.allSatisfy({ $0 > 0 }) else { throw ValidationError("--rates must be positive numbers") }
             plan.rates = parsed
         }
+        if let clients { plan.clients = try Self.parseClients(clients) }
+        if let watchers {
+            guard watchers >= 0 else { throw ValidationError("--watchers must be 0 or more") }
+            plan.clients[.watch] = watchers
+        }
+        guard !plan.clientList.isEmpty else { throw ValidationError("no clients: give --clients or --watchers") }
         if noStall { plan.stall = false }
         guard plan.devices >= plan.drivers, plan.drivers > 0 else { throw ValidationError("need at least one device per driver") }
 
@@ -63,6 +73,21 @@ struct Run: AsyncParsableCommand {
         print(report.table)
         print("results: \(folder.path)/{results.json,table.txt,latency.svg}")
         if !report.clean { throw ExitCode(2) }
+    }
+
+    /// `kind=count,…` with each kind at most once.
+    static func parseClients(_ text: String) throws -> [ClientKind: Int] {
+        var clients: [ClientKind: Int] = [:]
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let kind = ClientKind(rawValue: parts[0]), let count = Int(parts[1]), count >= 0 else {
+                throw ValidationError(
+                    "--clients: '\(item)' is not kind=count with kind one of \(ClientKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard clients[kind] == nil else { throw ValidationError("--clients names '\(kind.rawValue)' twice") }
+            clients[kind] = count
+        }
+        return clients
     }
 
     static func stamp() -> String {
