@@ -80,6 +80,8 @@ func withTestDriver<T: Sendable>(
                 return nil
             }
             group.addTask {
+                // Also when the hub goes away before its AnnounceResult: the body must not wait forever.
+                defer { announcedSignal.finish() }
                 for try await message in call.responses {
                     driver.inbound.withLock { $0.append(message) }
                     switch message.kind {
@@ -89,7 +91,6 @@ func withTestDriver<T: Sendable>(
                     default: break
                     }
                 }
-                announcedSignal.finish()
                 return nil
             }
             driver.send(.with { $0.hello.driverID = "" })
