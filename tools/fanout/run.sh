@@ -13,7 +13,10 @@
 # FANOUT_QUIET_MAX=30 (seconds to wait before a phase for both CPUs to calm down), FANOUT_CLIENT_NICE=-5,
 # FANOUT_RETRIES=2 (runs of a phase again when other processes took over 20% of a CPU),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
-# then moves to the clients' CPU instead; default: normal scheduling, as deployed).
+# then moves to the clients' CPU instead; default: normal scheduling, as deployed),
+# FANOUT_ALLOCS=1 (count each server's calls to malloc, calloc, realloc, posix_memalign and aligned_alloc
+# during each phase through uprobes, and record Hearth's malloc call stacks: allocations per change, and where
+# they come from; the probes cost time, so latency figures of such a run are not comparable).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,6 +75,16 @@ fi
 for tool in mosquitto protoc-c cc pkg-config python3 taskset; do
   command -v "$tool" >/dev/null || die "$tool not found"
 done
+alloc_events=""
+if [[ ${FANOUT_ALLOCS:-0} == 1 ]]; then
+  command -v perf >/dev/null || die "FANOUT_ALLOCS=1 needs perf (apt-get install linux-perf)"
+  libc=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64|libc\.so\.6 .*=>/ {print $NF; exit}')
+  for fn in malloc calloc realloc posix_memalign aligned_alloc; do
+    perf probe -l 2>/dev/null | grep -q "probe_libc:$fn " || perf probe -q -x "$libc" "$fn" >&2 ||
+      die "could not add a uprobe on $fn in $libc (needs root and uprobes)"
+    alloc_events+="${alloc_events:+,}probe_libc:$fn"
+  done
+fi
 
 say "building the C clients into $build"
 rm -rf "$build/gen"
@@ -87,6 +100,9 @@ done
 for program in mosq_pub mosq_sub; do
   cc "${cflags[@]}" -o "$build/$program" "$here/$program.c" "$here/common.c" "${mq_flags[@]}"
 done
+
+# FANOUT_BUILD_ONLY=1: the C clients only (tools/Benchmarks/driverkit.sh uses hearth_pub).
+[[ ${FANOUT_BUILD_ONLY:-0} == 1 ]] && exit 0
 
 if [[ -n ${FANOUT_HUB:-} ]]; then
   [[ -x $hub_bin ]] || die "FANOUT_HUB=$hub_bin is not an executable"
@@ -277,6 +293,17 @@ run_phase() {
   for ((j = 0; j < drivers; j++)); do wait_line "$dir/pub-$j.err" '^READY' "${pub_pids[j]}" 300 || return 1; done
   quiet=$(wait_quiet) # also lets the announcements' fan-out settle
   before=$(snapshot "$server_pid")
+  local stat_pid="" record_pid=""
+  if [[ -n $alloc_events ]]; then
+    perf stat -x, -e "$alloc_events" -p "$server_pid" -o "$dir/allocs.csv" 2>/dev/null &
+    stat_pid=$!
+    if [[ $system == hearth ]]; then
+      # Two seconds of call stacks give the shares; perf stat gives the exact counts of the whole phase.
+      perf record -q -e probe_libc:malloc --call-graph fp -p "$server_pid" -o "$dir/malloc.perf" -- sleep 2 \
+        2>/dev/null &
+      record_pid=$!
+    fi
+  fi
   touch "$go"
   for ((j = 0; j < drivers; j++)); do
     wait_line "$dir/pub-$j.json" '^{' "${pub_pids[j]}" $((seconds * 10 + 120)) || return 1
@@ -291,8 +318,18 @@ run_phase() {
   stop_pids "${sub_pids[@]}"
   sub_pids=()
   after=$(snapshot "$server_pid")
+  for pid in $stat_pid $record_pid; do kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   stop_pids "${pub_pids[@]}"
   pub_pids=()
+  if [[ -n $stat_pid ]]; then
+    python3 "$here/allocs.py" count "$dir/allocs.csv" "$dir" >"$dir/allocs.json"
+  fi
+  if [[ -n $record_pid ]]; then
+    perf script -i "$dir/malloc.perf" -F comm,tid,event,ip,sym,dso 2>/dev/null >"$dir/malloc.txt" &&
+      python3 "$here/allocs.py" sites "$dir/malloc.txt" "$dir" 15 >"$dir/alloc-sites.txt"
+    rm -f "$dir/malloc.perf"
+    gzip -f "$dir/malloc.txt"
+  fi
   python3 "$here/report.py" phase "$dir/phase.json" "$system" "$rate" "$k" "$devices" "$drivers" "$seconds" \
     "$clk_tck" "$quiet" "$before" "$after"
 }
@@ -322,6 +359,10 @@ for rate in $rates; do
         say "other processes took $noise% of a CPU during that phase"
       done
       [[ -z $best ]] || echo "$best" >>"$out/rows.jsonl"
+      if [[ -n $alloc_events && -s $dir/allocs.json ]]; then
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r.update(system=sys.argv[2], rate=int(sys.argv[3]), watchers=int(sys.argv[4])); print(json.dumps(r))' \
+          "$dir/allocs.json" "$system" "$rate" "$k" >>"$out/allocs.jsonl"
+      fi
       kill -0 "$hub_pid" 2>/dev/null || die "the hub died (log: $tmp/hub.log)"
       kill -0 "$mq_pid" 2>/dev/null || die "mosquitto died (log: $tmp/mosquitto.log)"
     done
@@ -348,6 +389,17 @@ EOF
   echo "open-loop schedule. resets = watch streams the hub ended or reset, each resumed from its last revision."
   echo
   [[ -s $out/rows.jsonl ]] && python3 "$here/report.py" table "$out/rows.jsonl" "$out/results.json"
+  if [[ -s $out/allocs.jsonl ]]; then
+    echo
+    echo "Allocation calls of each server process during each phase (uprobes on libc; FANOUT_ALLOCS=1):"
+    python3 "$here/allocs.py" table "$out/allocs.jsonl"
+    for sites in "$out"/phases/hearth-*/alloc-sites.txt; do
+      [[ -s $sites ]] || continue
+      echo
+      echo "Where Hearth's malloc calls came from in phase $(basename "$(dirname "$sites")"):"
+      cat "$sites"
+    done
+  fi
 } | tee "$out/table.txt"
 say "results in $out"
 exit $((failed))

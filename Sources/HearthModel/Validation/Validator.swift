@@ -28,24 +28,38 @@ public struct Validator: Sendable {
         try validate(attributes, of: traitID, writing: false)
     }
 
-    /// Checks attribute values in id order; a write also needs each attribute to be writable.
+    /// Checks attribute values (an error names the lowest failing id); a write also needs each attribute to
+    /// be writable.
     private func validate(_ attributes: [AttributeID: Value], of traitID: TraitID, writing: Bool)
         throws(ValidationError)
     {
         let trait = try lookUp(traitID)
-        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            let attribute = try lookUp(id, in: trait)
-            if writing, !attribute.isWritable {
-                throw ValidationError(
-                    code: .readOnly,
-                    message: "\(trait.displayName): attribute \(attribute.name) (\(id)) is read-only; "
-                        + "refused write of \(value)",
-                    path: "\(trait.displayName).\(attribute.name)")
+        // Valid reports (nearly all) are checked in any order, without sorting; a failure is looked for again
+        // in id order, so that the error names the lowest failing id whatever the dictionary's order.
+        do throws(ValidationError) {
+            for (id, value) in attributes { try validate(id, value, in: trait, writing: writing) }
+        } catch {
+            for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
+                try validate(id, value, in: trait, writing: writing)
             }
-            try validate(
-                value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
-                in: trait, path: "\(trait.displayName).\(attribute.name)")
+            throw error
         }
+    }
+
+    private func validate(_ id: AttributeID, _ value: Value, in trait: TraitSchema, writing: Bool)
+        throws(ValidationError)
+    {
+        let attribute = try lookUp(id, in: trait)
+        if writing, !attribute.isWritable {
+            throw ValidationError(
+                code: .readOnly,
+                message: "\(trait.displayName): attribute \(attribute.name) (\(id)) is read-only; "
+                    + "refused write of \(value)",
+                path: "\(trait.displayName).\(attribute.name)")
+        }
+        try validate(
+            value, type: attribute.type, nullable: attribute.nullable, constraints: attribute.constraints,
+            in: trait, path: "\(trait.displayName).\(attribute.name)")
     }
 
     /// Checks a command's arguments, given as a struct keyed by field id (`.null` or an empty struct when the

@@ -110,6 +110,8 @@ final class ConnectionIO {
                 for (streamID, code) in resetsAfterFlush { session.resetStream(streamID: streamID, errorCode: code) }
                 resetsAfterFlush.removeAll()
             }
+            // Nothing queued: no buffer (a flush after every write used to allocate one just to find it empty).
+            guard session.wantsWrite else { break }
             var buffer = channel.allocator.buffer(capacity: 16 * 1024)
             do {
                 // At most 64 KiB past the channel's high watermark wait in NIO for a peer that stopped reading.
