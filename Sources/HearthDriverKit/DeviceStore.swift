@@ -89,24 +89,34 @@ final class DeviceStore: Sendable {
         _ body: (inout [AttributeID: Value]) -> Void
     ) throws(DriverError) -> UInt32 {
         let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
-            guard var described = s.devices[device] else { throw .unknownDevice(device) }
-            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
+            // Changed in place: a device copied out of the dictionary and written back made every report
+            // copy the device's endpoints, traits and attributes (a fifth of a driver's CPU at 20,000/s).
+            guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
+            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
                 throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
             }
-            var values = described.endpoints[e].traits[t].attributes
-            body(&values)
-            let before = described.endpoints[e].traits[t]
-            let changed = values.filter { before.attributes[$0.key] != $0.value }
-            let key = TraitKey(device: device, endpoint: described.endpoints[e].endpoint, trait: trait)
-            described.endpoints[e].traits[t].attributes.merge(changed) { _, new in new }
-            if let connectivity { described.endpoints[e].traits[t].connectivity = connectivity }
-            s.devices[device] = described
-            let connectivityChanged = connectivity != nil && connectivity != before.connectivity
+            let number = s.devices.values[d].endpoints[e].endpoint
+            let changed: [AttributeID: Value]
+            let connectivityChanged: Bool
+            do {
+                // `current` shares the stored trait's storage only within this block, so the writes below
+                // find it uniquely referenced.
+                let current = s.devices.values[d].endpoints[e].traits[t]
+                var values = current.attributes
+                body(&values)
+                changed = values.filter { current.attributes[$0.key] != $0.value }
+                connectivityChanged = connectivity != nil && connectivity != current.connectivity
+            }
+            if !changed.isEmpty {
+                s.devices.values[d].endpoints[e].traits[t].attributes.merge(changed) { _, new in new }
+            }
+            if let connectivity { s.devices.values[d].endpoints[e].traits[t].connectivity = connectivity }
             if !changed.isEmpty || connectivityChanged, s.connected, !s.newDevices.contains(device) {
+                let key = TraitKey(device: device, endpoint: number, trait: trait)
                 s.reports[key, default: PendingReport()].attributes.merge(changed) { _, new in new }
                 if connectivityChanged { s.reports[key]?.connectivity = connectivity }
             }
-            return key.endpoint
+            return number
         }
         ring()
         return endpointNumber
