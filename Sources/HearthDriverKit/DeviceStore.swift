@@ -74,6 +74,9 @@ final class DeviceStore: Sendable {
 
     func contains(_ id: String) -> Bool { state.withLock { $0.devices[id] != nil } }
 
+    /// Whether command results wait: they go out without waiting for the batch window.
+    var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
+
     /// Finds the trait: on `endpoint`, or on the first endpoint that has it.
     static func locate(_ trait: TraitID, endpoint: UInt32?, in device: DeviceDescription) -> (Int, Int)? {
         for (e, described) in device.endpoints.enumerated() where endpoint == nil || described.endpoint == endpoint {

@@ -84,13 +84,21 @@ extension Driver {
         async throws
     {
         var wakes = store.wakes.makeAsyncIterator()
+        let window = configuration.batchWindow
+        var lastWrite = ContinuousClock.now - window
         while true {
+            // Reports arriving faster than the window gather until it has passed since the last write.
+            let since = ContinuousClock.now - lastWrite
+            if since < window, !store.hasResults, !stopping.withLock({ $0 }) {
+                try await Task.sleep(for: window - since)
+            }
             let (messages, dropped) = store.drain(
                 maxTraitsPerReport: configuration.maxTraitsPerReport, devicesPerAnnounce: configuration.devicesPerAnnounce)
             if dropped > 0 {
                 logger.warning("driver.events.dropped", metadata: ["events.dropped": "\(dropped)"])
             }
             for message in messages { try await call.write(message) }
+            if !messages.isEmpty { lastWrite = .now }
             if stopping.withLock({ $0 }) {
                 call.finishRequests()
                 return

@@ -43,6 +43,12 @@ public final class Driver: Sendable {
         public var maxTraitsPerReport = 1000
         /// Devices per Announce message at most. Default 200.
         public var devicesPerAnnounce = 200
+        /// Under a steady stream of reports, how long they gather after the previous write so that one
+        /// write carries many (coalesced per trait). A report after a quiet moment of at least this long
+        /// goes out at once; a command result or stopping never starts a wait (a result that arrives during
+        /// one leaves with that batch, at most this much later). Zero writes as soon as anything waits.
+        /// Default 1 ms: a driver reporting 20,000 changes/s then makes about 1,000 writes, not 10,000.
+        public var batchWindow: Duration = .milliseconds(1)
         /// How long a handler may run when the hub sent no deadline. Default 30 s.
         public var defaultHandlerTimeout: Duration = .seconds(30)
         /// How long the hub has to welcome a new connection before the driver gives up on it and
