@@ -98,15 +98,24 @@ extension HubEngine {
         for item in report.traits {
             let subject = "\(item.deviceID)/\(item.endpoint)/\(item.traitID)"
             let id = DeviceRecord.globalID(driver: driver, local: item.deviceID)
-            guard var device = graph.devices[id] else {
-                rejections.append(Self.rejection(subject, .notFound, "no device '\(item.deviceID)' of driver '\(driver)'"))
-                continue
-            }
-            guard let t = device.typeIndex(endpoint: item.endpoint),
-                let i = device.types[t].traitIndex(TraitID(item.traitID))
-            else {
-                rejections.append(Self.rejection(subject, .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
-                continue
+            // The device is changed in place in the graph: a copy taken out and written back would copy
+            // its types and traits on every report (the copy shares their storage with the graph).
+            let t: Int
+            let i: Int
+            var trait: TraitRecord
+            do {
+                guard let device = graph.devices[id] else {
+                    rejections.append(Self.rejection(subject, .notFound, "no device '\(item.deviceID)' of driver '\(driver)'"))
+                    continue
+                }
+                guard let type = device.typeIndex(endpoint: item.endpoint),
+                    let index = device.types[type].traitIndex(TraitID(item.traitID))
+                else {
+                    rejections.append(Self.rejection(subject, .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
+                    continue
+                }
+                (t, i) = (type, index)
+                trait = device.types[t].traits[i]
             }
             let attributes = TraitRecord.attributes(item.attributes)
             do {
@@ -115,17 +124,15 @@ extension HubEngine {
                 rejections.append(Self.rejection(subject, .invalidArgument, error.message))
                 continue
             }
-            var trait = device.types[t].traits[i]
             let before = trait
             trait.attributes.merge(attributes) { _, new in new }
             trait.connectivity = item.connectivity == .unknown ? .online : ConnectivityState(proto: item.connectivity)
             trait.confirmed = true
             guard trait != before else { continue }
             trait.revision = revision
-            device.types[t].traits[i] = trait
-            device.revision = revision
-            graph.devices[id] = device
-            changes.append(.trait(device, endpoint: item.endpoint, trait))
+            graph.devices[id]!.types[t].traits[i] = trait
+            graph.devices[id]!.revision = revision
+            changes.append(.trait(graph.devices[id]!, endpoint: item.endpoint, trait))
         }
         if !changes.isEmpty { try record(changes, path: .state) }
         try await throttle()
