@@ -14,7 +14,7 @@ extension HubEngine {
         let entries = try changes.map { try $0.logEntry(revision: revision) }
         switch path {
         case .metadata: holdForCommit(changes)
-        case .state: markUnsaved(changes)
+        case .state: markUnsaved(changes, entries)
         }
         // A revision beyond the durable reservation must wait for the reservation, like metadata.
         let needsCommit = path == .metadata || revision > reserved
@@ -58,12 +58,13 @@ extension HubEngine {
         if !removed.isEmpty { unsaved = unsaved.filter { !removed.contains($0.key.deviceID) } }
     }
 
-    private func markUnsaved(_ changes: [GraphChange]) {
+    /// `entries` are the changes' log entries, one per change in the same order.
+    private func markUnsaved(_ changes: [GraphChange], _ entries: [LogEntry]) {
         var any = false
-        for change in changes {
+        for (change, entry) in zip(changes, entries) {
             switch change {
             case .trait(let d, let endpoint, let trait):
-                let state = TraitState(deviceID: d.id, endpoint: endpoint, trait: trait)
+                let state = TraitState(deviceID: d.id, endpoint: endpoint, trait: trait, change: entry.change)
                 unsaved[state.key] = state
                 any = true
             case .device(let d, _):

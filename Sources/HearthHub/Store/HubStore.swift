@@ -70,6 +70,9 @@ struct TraitState: Sendable, Hashable {
     var deviceID: String
     var endpoint: UInt32
     var trait: TraitRecord
+    /// The state as its change-log entry encoded it (a `Change` carrying this trait), when it came from one:
+    /// the saver stores these bytes instead of encoding the state a second time.
+    var change: ArraySlice<UInt8>? = nil
 
     var key: Key { Key(deviceID: deviceID, endpoint: endpoint, traitID: trait.traitID) }
 }

@@ -69,6 +69,11 @@ final class SQLiteStore: HubStore {
                     INSERT INTO meta (key, value) VALUES ('clean', '1');
                     """)
         }
+        // A trait state row may hold the `Change` its log entry carried (kind 1: encoded once, for the log
+        // and the row) instead of the `TraitState` alone (kind 0).
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "ALTER TABLE trait_state ADD COLUMN kind INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -88,10 +93,13 @@ final class SQLiteStore: HubStore {
                 DeviceRecord(
                     proto: try Hearth_V1_Device(serializedBytes: Self.bytes(row[1])), localID: row[0])
             }
-            let traits = try Row.fetchAll(db, sql: "SELECT device_id, endpoint, body FROM trait_state").map { row in
-                TraitState(
-                    deviceID: row[0], endpoint: row[1],
-                    trait: TraitRecord(proto: try Hearth_V1_TraitState(serializedBytes: Self.bytes(row[2]))))
+            let traits = try Row.fetchAll(db, sql: "SELECT device_id, endpoint, body, kind FROM trait_state").map { row in
+                let body = Self.bytes(row[2])
+                let state =
+                    (row[3] as Int64) == Self.changeKind
+                    ? try Hearth_V1_Change(serializedBytes: body).trait.state
+                    : try Hearth_V1_TraitState(serializedBytes: body)
+                return TraitState(deviceID: row[0], endpoint: row[1], trait: TraitRecord(proto: state))
             }
             let log = try Row.fetchAll(
                 db, sql: "SELECT change, previous_structure_id FROM change_log ORDER BY seq"
@@ -133,9 +141,14 @@ final class SQLiteStore: HubStore {
         guard !batch.traits.isEmpty else { return }
         try await write(durable: false) { db in
             try Self.run(
-                db, "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body) VALUES (?, ?, ?, ?)",
-                try batch.traits.map {
-                    [$0.deviceID, Int64($0.endpoint), Int64($0.trait.traitID.rawValue), try $0.trait.proto.serializedData()]
+                db,
+                "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body, kind) VALUES (?, ?, ?, ?, ?)",
+                try batch.traits.map { state in
+                    let (body, kind) =
+                        if let change = state.change { (Data(change), Self.changeKind) } else {
+                            (try state.trait.proto.serializedData(), Int64(0))
+                        }
+                    return [state.deviceID, Int64(state.endpoint), Int64(state.trait.traitID.rawValue), body, kind]
                 })
         }
     }
@@ -174,6 +187,9 @@ final class SQLiteStore: HubStore {
         let kind: StoreError.Kind = error.resultCode == .SQLITE_FULL ? .full : .failed
         return StoreError(kind: kind, message: "SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")")
     }
+
+    /// `trait_state.kind` of a row whose body is a `Change` (0: a `TraitState`).
+    private static let changeKind: Int64 = 1
 
     private static func run(_ db: Database, _ sql: String, _ rows: [StatementArguments]) throws {
         guard !rows.isEmpty else { return }
