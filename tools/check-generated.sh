@@ -33,3 +33,6 @@ if ((stale)); then
   exit 1
 fi
 echo "Generated code is up to date."
+
+# The C driver SDK's protoc-c output (c/driver/gen) is committed too; its generator checks it.
+"$root/c/driver/generate.sh" --check

@@ -12,9 +12,10 @@ need_root() { if [ "$(id -u)" -ne 0 ]; then echo sudo; fi; }
 SUDO=$(need_root)
 
 # Debian packages: build (libnghttp2-dev, pkg-config, protobuf-compiler for
-# tools/generate-protos.sh, libprotobuf-c-dev for the C driver SDK) and
-# benchmarks (nghttp2-client: h2load and nghttp).
-packages=(libnghttp2-dev libnghttp2-14 pkg-config protobuf-compiler libprotobuf-c-dev libsqlite3-dev nghttp2-client python3)
+# tools/generate-protos.sh, libprotobuf-c-dev and protobuf-c-compiler for the
+# C driver SDK in c/driver and its generated-code check, make) and benchmarks
+# (nghttp2-client: h2load and nghttp).
+packages=(libnghttp2-dev libnghttp2-14 pkg-config protobuf-compiler libprotobuf-c-dev protobuf-c-compiler make libsqlite3-dev nghttp2-client python3)
 
 # Debian's 1.52.0-1+deb12u2 backported nghttp2_option_set_stream_reset_rate_limit
 # and nghttp2_option_set_max_continuations without changing the version

@@ -1,0 +1,315 @@
+/* libhearth-driver internals: the driver object and the pieces its source files share.
+ *
+ * Layout of the work:
+ *   driver.c   public entry points (lock, check, delegate), creation and teardown
+ *   config.c   defaults, checks and copies of the configuration; the hub address
+ *   loop.c     the state machine: connect, lose, back off, stop; timers; run() and process()
+ *   conn.c     one connection: socket, nghttp2 client session, bytes in and out
+ *   inbound.c  gRPC deframing, checking and decoding HubMessages, dispatch to callbacks
+ *   produce.c  encoding what waits (answers, announcements, events, reports) when nghttp2 asks for data
+ *   model.c    the devices with their current values, and which traits have unsent changes
+ *   value.c    hearth_value <-> protobuf-c trees; UTF-8 and depth checks
+ *   util.c     errors, logging, time, buffers
+ *
+ * Outbound data is pulled, not pushed: nothing is encoded until nghttp2's data provider asks for bytes,
+ * which it does only while the hub's flow-control window is open. So a slow hub leaves changes coalesced
+ * in the model (newest value per attribute) instead of growing a queue. */
+#ifndef HEARTH_DRIVER_INTERNAL_H
+#define HEARTH_DRIVER_INTERNAL_H
+
+#define _GNU_SOURCE
+#include "hearth/driver.h"
+#include "hearth/v1/driver_service.pb-c.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define HD_HIDDEN __attribute__((visibility("hidden")))
+
+/* Fixed bounds that are not worth a config field. */
+#define HD_MAX_DESC_BYTES ((size_t)1 << 20)   /* a device's announcement, an event, an answer, when packed */
+#define HD_MAX_OUT_MESSAGE ((size_t)1 << 20)  /* Announce and Report messages are cut at about this size */
+#define HD_MAX_PROTO_DEPTH 64                 /* nesting of inbound protobuf messages */
+#define HD_MAX_HEADER_BYTES 8192              /* one header block from the hub (name + value + 32 each) */
+#define HD_MAX_REMOVALS 65536                 /* removed ids queued for the hub */
+#define HD_MAX_QUEUED_BYTES ((size_t)16 << 20) /* events waiting, and answers waiting, each */
+#define HD_MAX_ADDRESSES 8                    /* resolved addresses tried per attempt */
+#define HD_WRITE_ROUND ((size_t)256 << 10)    /* serialized bytes gathered before one send(2) */
+#define HD_READ_SIZE ((size_t)64 << 10)
+
+/* What each descriptor in the driver's epoll set is (epoll_event.data.u32). */
+enum { HD_TAG_SOCKET = 1, HD_TAG_WAKE, HD_TAG_TIMER, HD_TAG_STDIN };
+
+/* ---- util.c ------------------------------------------------------------------------------------------ */
+
+typedef struct hd_buffer {
+    uint8_t *data;
+    size_t start, end, cap;
+} hd_buffer;
+
+HD_HIDDEN int hd_buffer_reserve(hd_buffer *b, size_t more, size_t limit);
+static inline size_t hd_buffer_length(const hd_buffer *b) { return b->end - b->start; }
+HD_HIDDEN void hd_buffer_free(hd_buffer *b);
+
+HD_HIDDEN hearth_code hd_fail(hearth_error *error, hearth_code code, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+HD_HIDDEN uint64_t hd_now(void); /* CLOCK_MONOTONIC, ns */
+HD_HIDDEN int64_t hd_unix_ms(void);
+HD_HIDDEN bool hd_utf8_valid(const char *s, size_t length);
+/* A copy of `s` ("" for NULL), checked to be UTF-8 of at most `max` bytes; NULL with `error` set. */
+HD_HIDDEN char *hd_strdup_checked(const char *s, size_t max, const char *what, hearth_error *error);
+HD_HIDDEN size_t hd_varint_size(uint64_t v);
+HD_HIDDEN uint8_t *hd_put_varint(uint8_t *p, uint64_t v);
+
+/* ---- value.c ----------------------------------------------------------------------------------------- */
+
+/* A stored value: scalars live in `inline_value`; strings, bytes, lists and structs in one block. */
+typedef struct hd_stored {
+    Hearth__V1__Value inline_value;
+    void *block;
+} hd_stored;
+
+/* Checks `v` (kinds, UTF-8, depth) and builds its protobuf-c tree into `out`. */
+HD_HIDDEN hearth_code hd_value_store(hd_stored *out, const hearth_value *v, hearth_error *error);
+HD_HIDDEN void hd_value_release(hd_stored *stored);
+/* The tree of a stored value. */
+static inline Hearth__V1__Value *hd_stored_value(hd_stored *s) {
+    return s->block ? (Hearth__V1__Value *)s->block : &s->inline_value;
+}
+HD_HIDDEN bool hd_value_equal(const hearth_value *a, const Hearth__V1__Value *b);
+
+/* A StructValue for `fields` (NULL when count is 0), one block to free(). */
+HD_HIDDEN hearth_code hd_struct_build(Hearth__V1__StructValue **out, const hearth_field *fields, size_t count,
+                                      hearth_error *error);
+/* hearth_fields view of a decoded StructValue, in one block to free() (NULL when empty). -1: too deep. */
+HD_HIDDEN int hd_fields_view(const Hearth__V1__StructValue *s, hearth_field **out, size_t *count);
+HD_HIDDEN int hd_attributes_view(Hearth__V1__Attribute *const *attributes, size_t n, hearth_field **out);
+
+/* ---- model.c ----------------------------------------------------------------------------------------- */
+
+/* Each record embeds its protobuf-c message first, so a pointer to one is a pointer to the other and the
+ * model can be packed as it stands. */
+typedef struct hd_attribute {
+    Hearth__V1__Attribute pb;
+    hd_stored value;
+    bool dirty;
+} hd_attribute;
+
+typedef struct hd_device hd_device;
+
+typedef struct hd_trait {
+    Hearth__V1__AnnouncedTrait pb; /* pb.attributes holds hd_attribute pointers */
+    hd_device *device;
+    uint32_t endpoint;
+    size_t attribute_cap;
+    size_t dirty_count; /* attributes with unsent changes */
+    Hearth__V1__ConnectivityState connectivity, sent_connectivity;
+    bool connectivity_dirty;
+    bool queued; /* in the dirty ring */
+} hd_trait;
+
+typedef struct hd_endpoint {
+    Hearth__V1__AnnouncedType pb; /* pb.traits holds hd_trait pointers */
+} hd_endpoint;
+
+struct hd_device {
+    Hearth__V1__DeviceAnnouncement pb; /* pb.types holds hd_endpoint pointers */
+    hd_device *next;                   /* hash chain */
+    size_t index;                      /* in model.devices */
+    size_t trait_count;
+    bool needs_announce;               /* this session has not announced it yet */
+};
+
+typedef struct hd_model {
+    hd_device **buckets;
+    size_t bucket_count;
+    hd_device **devices; /* every device, for announcing */
+    size_t count, cap;
+    size_t announce_pending;
+    size_t trait_total;
+    hd_trait **ring; /* traits with unsent changes, oldest first */
+    size_t ring_head, ring_count, ring_cap;
+} hd_model;
+
+HD_HIDDEN void hd_model_free(hd_model *m);
+HD_HIDDEN hd_device *hd_model_find(const hd_model *m, const char *id);
+/* Adds or replaces a device, marked for announcement. */
+HD_HIDDEN hearth_code hd_model_add(hd_model *m, const hearth_device_desc *desc, hearth_error *error);
+HD_HIDDEN void hd_model_remove(hd_model *m, hd_device *device);
+HD_HIDDEN hd_trait *hd_model_trait(hd_device *device, uint32_t endpoint, uint32_t trait_id);
+/* Stores new values (all or none); marks what changed dirty (queued for the hub) when `queue`. Returns 1 if
+ * anything changed, 0 if not, minus a hearth_code on failure. */
+HD_HIDDEN int hd_model_update(hd_model *m, hd_trait *t, const hearth_field *attributes, size_t count,
+                              bool queue, hearth_error *error);
+HD_HIDDEN void hd_model_set_connectivity(hd_model *m, hd_trait *t, Hearth__V1__ConnectivityState c, bool queue);
+/* Marks every device for announcement and forgets unsent changes (a new session announces values). */
+HD_HIDDEN void hd_model_begin_session(hd_model *m);
+HD_HIDDEN hd_trait *hd_model_pop_dirty(hd_model *m);
+HD_HIDDEN void hd_model_push_front(hd_model *m, hd_trait *t);
+HD_HIDDEN hd_device *hd_device_at(const hd_model *m, size_t i);
+HD_HIDDEN void hd_device_free(hd_device *d);
+static inline hd_attribute *hd_attr(const hd_trait *t, size_t i) { return (hd_attribute *)t->pb.attributes[i]; }
+static inline hd_endpoint *hd_ep(const hd_device *d, size_t i) { return (hd_endpoint *)d->pb.types[i]; }
+static inline hd_trait *hd_tr(const hd_endpoint *e, size_t i) { return (hd_trait *)e->pb.traits[i]; }
+
+/* ---- the driver -------------------------------------------------------------------------------------- */
+
+/* A packed message body waiting to be framed (an event, or a CommandResult). */
+typedef struct hd_blob {
+    uint8_t *data;
+    size_t length;
+} hd_blob;
+
+typedef struct hd_blob_ring {
+    hd_blob *items;
+    size_t head, count, cap;
+    size_t bytes; /* held by the blobs */
+} hd_blob_ring;
+
+/* Appends a blob; beyond `max_count` blobs or `max_bytes` bytes, drops the oldest (counting them in
+ * *dropped) or, without drop_oldest, refuses (-1). */
+HD_HIDDEN int hd_ring_push(hd_blob_ring *r, hd_blob blob, size_t max_count, size_t max_bytes, bool drop_oldest,
+                           uint64_t *dropped);
+HD_HIDDEN hd_blob *hd_ring_peek(hd_blob_ring *r);
+HD_HIDDEN void hd_ring_pop(hd_blob_ring *r);
+HD_HIDDEN void hd_ring_clear(hd_blob_ring *r);
+
+typedef struct hd_pending {
+    uint64_t id;
+    uint64_t expires; /* hd_now() ns */
+} hd_pending;
+
+typedef struct hd_address {
+    struct sockaddr_storage addr;
+    socklen_t length;
+} hd_address;
+
+typedef struct hd_conn hd_conn;
+
+struct hearth_driver {
+    pthread_mutex_t lock; /* recursive: callbacks run with it held and may call back in */
+    atomic_int stop_requested;
+    int epfd, wakefd, timerfd;
+    bool woken; /* wakefd written and not yet drained */
+
+    /* Configuration (strings owned). */
+    hearth_config config; /* callbacks, user, limits with defaults applied */
+    char *hub, *token, *driver_id, *version;
+    char **schemas;
+    size_t schema_count;
+    char *unix_path;      /* the hub's Unix socket, or NULL for TCP */
+    char *host, *port;    /* TCP */
+    char authority[300];
+
+    /* Life. */
+    hearth_state state;
+    bool started, stopping, finished, in_process, running, stdin_watched;
+    hearth_error final; /* why it finished */
+    unsigned attempt;   /* failed attempts since the last Welcome */
+    uint64_t next_connect, stop_deadline, next_tick, next_sweep, armed;
+    uint64_t random; /* xorshift state for jitter */
+    hd_conn *conn;
+    char epoch[128];
+
+    /* What waits to go out. */
+    hd_model model;
+    hd_blob_ring events, results;
+    char **removals;
+    size_t removal_count;
+    hd_pending *pending;
+    size_t pending_count;
+    bool schemas_sent; /* this session */
+
+    /* Scratch for encoding reports (reused). */
+    Hearth__V1__TraitReport *scratch_reports;
+    Hearth__V1__Attribute **scratch_attributes;
+    size_t scratch_attribute_cap;
+    size_t *scratch_sizes, *scratch_offsets; /* per trait report: packed size, first attribute */
+
+    hearth_stats stats;
+};
+
+/* Fills d's configuration from `config` (config.c). */
+HD_HIDDEN hearth_code hd_config_copy(hearth_driver *d, const hearth_config *config, hearth_error *error);
+HD_HIDDEN void hd_log(hearth_driver *d, hearth_log_level level, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Makes the driver's fd readable so the loop (or the embedder's) runs process() soon. */
+HD_HIDDEN void hd_wake(hearth_driver *d);
+HD_HIDDEN bool hd_connected(const hearth_driver *d);
+
+/* ---- conn.c ------------------------------------------------------------------------------------------ */
+
+/* How a connection is doing, as the loop sees it after each step. */
+typedef enum hd_conn_status {
+    HD_CONN_OPEN = 0,
+    HD_CONN_ENDED,  /* the call ended (trailers or reset): see grpc_status/message */
+    HD_CONN_FAILED, /* the socket or the HTTP/2 session failed: see message */
+} hd_conn_status;
+
+struct hd_conn {
+    hearth_driver *driver;
+    int fd;
+    bool tcp_connecting; /* non-blocking connect in progress */
+    size_t address_index, address_count;
+    hd_address addresses[HD_MAX_ADDRESSES];
+    struct nghttp2_session *session;
+    int32_t stream_id;
+    hd_buffer out;  /* framed messages not yet taken by nghttp2 */
+    hd_buffer wire; /* serialized frames not yet taken by the kernel */
+    hd_buffer in;   /* inbound bytes short of a whole message */
+    uint8_t *read_buffer;
+    size_t header_bytes;
+    bool deferred, eof_sent, welcomed, hello_sent, remote_closed, stream_closed, ping_outstanding;
+    uint64_t welcome_deadline, last_inbound, ping_deadline, keepalive_check;
+    uint32_t interest; /* epoll events registered for the socket */
+    int http_status, grpc_status; /* -1: none */
+    hd_conn_status status;
+    char message[256]; /* why it ended or failed */
+};
+
+/* Starts a connection attempt; NULL with `error` set when it cannot even start. */
+HD_HIDDEN hd_conn *hd_conn_open(hearth_driver *d, hearth_error *error);
+HD_HIDDEN void hd_conn_close(hd_conn *c);
+/* The socket is ready (events from epoll). */
+HD_HIDDEN void hd_conn_ready(hd_conn *c, uint32_t events);
+/* Resumes the request stream if there is something to send and writes what the session has. */
+HD_HIDDEN void hd_conn_flush(hd_conn *c);
+HD_HIDDEN void hd_conn_ping(hd_conn *c);
+HD_HIDDEN void hd_conn_failed(hd_conn *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
+HD_HIDDEN bool hd_conn_wants_write(const hd_conn *c);
+
+/* ---- inbound.c --------------------------------------------------------------------------------------- */
+
+/* Appends stream bytes and handles every whole message; -1 (conn marked failed) on a framing error. */
+HD_HIDDEN int hd_inbound_data(hd_conn *c, const uint8_t *data, size_t length);
+/* Decodes and handles one HubMessage payload. */
+HD_HIDDEN void hd_inbound_message(hearth_driver *d, const uint8_t *data, size_t length);
+/* 0 when `data` parses as `descriptor` with nesting at most `max_depth`; -1 otherwise. Iterative. */
+HD_HIDDEN int hd_wire_check(const ProtobufCMessageDescriptor *descriptor, const uint8_t *data, size_t length,
+                            unsigned max_depth);
+HD_HIDDEN void hd_requests_clear(hearth_driver *d);
+HD_HIDDEN void hd_requests_expire(hearth_driver *d, uint64_t now);
+HD_HIDDEN int hd_request_take(hearth_driver *d, uint64_t id);
+HD_HIDDEN bool hd_request_pending(const hearth_driver *d, uint64_t id);
+
+/* ---- produce.c --------------------------------------------------------------------------------------- */
+
+/* Whether anything waits to be encoded for this session. */
+HD_HIDDEN bool hd_has_output(const hearth_driver *d);
+/* Encodes waiting messages into c->out until it holds at least `want` bytes or nothing is left. */
+HD_HIDDEN void hd_produce(hearth_driver *d, hd_conn *c, size_t want);
+/* Packs a CommandResult and queues it. */
+HD_HIDDEN hearth_code hd_queue_result(hearth_driver *d, uint64_t id, const hearth_field *fields, size_t count,
+                                      uint32_t status, const char *message, hearth_error *error);
+
+/* ---- loop.c ------------------------------------------------------------------------------------------ */
+
+HD_HIDDEN hearth_code hd_process(hearth_driver *d, hearth_error *error);
+/* Welcome arrived. */
+HD_HIDDEN void hd_session_welcomed(hearth_driver *d, const char *epoch, size_t known);
+
+#endif
