@@ -39,3 +39,11 @@ if [ "${HEARTH_SKIP_ASAN:-0}" != 1 ]; then
   echo "== asan"
   tools/asan.sh
 fi
+
+# The C driver SDK (c/driver, Docs/CDriver.md): built with -Wall -Wextra -Werror, its unit tests, a bounded
+# fuzz run of the decoder, and its tests against the debug hub built above, plain and under ASan + UBSan.
+# HEARTH_SKIP_CDRIVER=1 skips it.
+if [ "${HEARTH_SKIP_CDRIVER:-0}" != 1 ]; then
+  echo "== C driver SDK"
+  c/driver/test/run.sh
+fi
