@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What one driver process costs per report: a HearthDriverKit driver (hearth-load's load driver: the
 # shipped simulators' device mix with a probe trait, open-loop reports) beside the lean C driver of
-# tools/fanout (hearth_pub: libnghttp2 + protobuf-c), each alone against a release hub with no watchers.
+# tools/fanout (hearth_pub: libnghttp2 + protobuf-c) and the C driver SDK (c/driver's bench-driver on
+# libhearth-driver), each alone against a release hub with no watchers.
 #
 #   tools/Benchmarks/driverkit.sh [--devices N] [--rates "5000 20000"] [--seconds S]
 #
@@ -29,6 +30,8 @@ fi
 FANOUT_BUILD_ONLY=1 "$root/tools/fanout/run.sh" >/dev/null 2>&1 || { echo "driverkit: building hearth_pub failed" >&2; exit 1; }
 bin=$root/.build/release
 pub=$root/tools/fanout/.build/hearth_pub
+make -s -C "$root/c/driver" build/bench-driver >/dev/null || { echo "driverkit: building bench-driver failed" >&2; exit 1; }
+lib=$root/c/driver/build/bench-driver
 
 tmp=$(mktemp -d /tmp/hearth-driverkit.XXXXXX)
 pids=()
@@ -46,7 +49,7 @@ ticks() { local s f; s=$(<"/proc/$1/stat") && s=${s##*) } && read -ra f <<<"$s" 
 cat >"$tmp/hub.json" <<EOF
 {"structures": [{"id": "home", "name": "Home"}],
  "clients": [{"token": "bench-admin", "user": "admin", "role": "admin"}],
- "drivers": [{"id": "kit", "token": "bench-kit"}, {"id": "c", "token": "bench-c"}]}
+ "drivers": [{"id": "kit", "token": "bench-kit"}, {"id": "c", "token": "bench-c"}, {"id": "lib", "token": "bench-lib"}]}
 EOF
 "${pin_hub[@]}" "$bin/hearth-hub" --config "$tmp/hub.json" --data-dir "$tmp/data" --listen 127.0.0.1:0 \
   --log-level warning >"$tmp/hub.out" 2>"$tmp/hub.err" &
@@ -113,6 +116,19 @@ for rate in $rates; do
   csent=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["sent"])' "$tmp/c-$phase.json")
   clag=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["max_lag_us"])' "$tmp/c-$phase.json")
   rows+=("c $rate $csent $((c1 - c0)) $((h1 - h0)) $clag 0")
+
+  # libhearth-driver (c/driver): its bench driver measures its own CPU and prints one JSON line.
+  quiet "$hub" || true
+  h0=$(ticks "$hub")
+  "${pin_driver[@]}" "$lib" --hub "127.0.0.1:$port" --token bench-lib --devices "$devices" --rate "$rate" \
+    --seconds "$seconds" --tick-ms 1 >"$tmp/lib-$phase.json" 2>"$tmp/lib-$phase.err" ||
+    { echo "driverkit: bench-driver failed: $(tail -3 "$tmp/lib-$phase.err")" >&2; exit 1; }
+  sleep 1
+  h1=$(ticks "$hub")
+  read -r lsent lticks <<<"$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline())
+print(r["reports"], round(r["cpu_seconds"] * int(sys.argv[2])))' \
+    "$tmp/lib-$phase.json" "$clk")"
+  rows+=("lib $rate $lsent $lticks $((h1 - h0)) 0 0")
 done
 
 commit=$(git -C "$root" rev-parse --short HEAD)
@@ -129,7 +145,7 @@ import sys
 name, rate, sent, dt, ht, lag, errors, clk, seconds = sys.argv[1:]
 sent, dt, ht, clk, seconds = int(sent), int(dt), int(ht), int(clk), float(seconds)
 us = lambda t: 1e6 * t / clk / max(sent, 1)
-label = {"driverkit": "HearthDriverKit", "c": "C (libnghttp2 + protobuf-c)"}[name]
+label = {"driverkit": "HearthDriverKit", "c": "C, lean (tools/fanout)", "lib": "C, libhearth-driver"}[name]
 print(f"| {label} | {int(rate):,} | {sent:,} | {us(dt):.1f} | {100 * dt / clk / (seconds + 1):.0f} | {us(ht):.1f} |"
       f" {float(lag) / 1000:.1f} | {errors} |")
 EOF
