@@ -21,54 +21,56 @@ extension HubEngine {
         }
     }
 
+    /// The two kinds of writes the store takes (`Docs/Hub.md`, "Two paths").
+    public enum StoragePath: String, Sendable, CaseIterable {
+        /// Durable metadata commits.
+        case metadata
+        /// Trait-state saves.
+        case state
+    }
+
     /// A storage path that is failing now, and since when.
     public struct StorageFault: Sendable, CustomStringConvertible {
-        /// `metadata` (durable commits) or `state` (trait-state saves).
-        public var path: String
+        public var path: StoragePath
         public var since: Date
         public var message: String
 
         public var description: String {
-            "\(path) writes failing since \(since.formatted(.iso8601)): \(message)"
+            "\(path.rawValue) writes failing since \(since.formatted(.iso8601)): \(message)"
         }
     }
 
     // MARK: - Staging metadata changes (the graph changes, the value before is kept)
 
     func stage(_ structure: StructureRecord) {
-        if metadata.before.structures.index(forKey: structure.id) == nil {
-            metadata.before.structures[structure.id] = graph.structures[structure.id]
-        }
+        Self.remember(structure.id, graph.structures, in: &metadata.before.structures)
         graph.structures[structure.id] = structure
     }
 
     func stage(_ room: RoomRecord) {
-        imageRoom(room.id)
+        Self.remember(room.id, graph.rooms, in: &metadata.before.rooms)
         graph.rooms[room.id] = room
     }
 
     func stageRoomRemoval(_ id: String) {
-        imageRoom(id)
+        Self.remember(id, graph.rooms, in: &metadata.before.rooms)
         graph.rooms[id] = nil
     }
 
     func stage(_ device: DeviceRecord) {
-        imageDevice(device.id)
+        Self.remember(device.id, graph.devices, in: &metadata.before.devices)
         graph.devices[device.id] = device
     }
 
     /// Removes a device from the graph; returns it (nil: no such device).
     func stageDeviceRemoval(_ id: String) -> DeviceRecord? {
-        imageDevice(id)
+        Self.remember(id, graph.devices, in: &metadata.before.devices)
         return graph.devices.removeValue(forKey: id)
     }
 
-    private func imageRoom(_ id: String) {
-        if metadata.before.rooms.index(forKey: id) == nil { metadata.before.rooms[id] = graph.rooms[id] }
-    }
-
-    private func imageDevice(_ id: String) {
-        if metadata.before.devices.index(forKey: id) == nil { metadata.before.devices[id] = graph.devices[id] }
+    /// Keeps object `id`'s value in `objects` as its image, unless one is kept already (the older value).
+    private static func remember<Record>(_ id: String, _ objects: [String: Record], in images: inout [String: Record?]) {
+        if images.index(forKey: id) == nil { images[id] = .some(objects[id]) }
     }
 
     // MARK: - A failed commit
@@ -79,13 +81,14 @@ extension HubEngine {
     /// get a correcting change. Nothing of it is kept for a later commit.
     func refuse(_ failed: PendingMetadata, because error: any Error) {
         let refusal = Self.refusal(for: error)
-        var changedStructure: [String: String?] = [:]
         for (id, before) in failed.before.structures { graph.structures[id] = before }
         for (id, before) in failed.before.rooms { graph.rooms[id] = before }
+        // The structure each reverted device was in with the refused change (for watchers it moves out of).
+        var refusedStructure: [String: String] = [:]
         var gone: Set<String> = []
         for (id, before) in failed.before.devices {
             let current = graph.devices[id]
-            changedStructure[id] = current?.structureID
+            refusedStructure[id] = current?.structureID
             if let before {
                 graph.devices[id] = current.map { before.keepingState(of: $0) } ?? before
             } else {
@@ -99,15 +102,15 @@ extension HubEngine {
         heldForCommit = held.count(where: \.needsCommit)
         // State entries still held were built on the refused values (a connectivity change carries the
         // whole device): their devices get the reverted record right after them.
-        let touched = Set(held.compactMap { $0.entry.route.deviceID }).filter { changedStructure[$0] != nil }
+        let touched = Set(held.compactMap { $0.entry.route.deviceID }).filter {
+            failed.before.devices.index(forKey: $0) != nil
+        }
         for waiter in failed.waiters { waiter.resume(throwing: refusal) }
         publishHeld(through: reserved)
         let revision = upcomingRevision
         let corrections: [GraphChange] = touched.sorted().compactMap { id in
-            guard var device = graph.devices[id] else { return nil }
-            device.revision = revision
-            graph.devices[id] = device
-            return .device(device, previousStructureID: changedStructure[id] ?? nil)
+            graph.devices[id]?.revision = revision
+            return graph.devices[id].map { .device($0, previousStructureID: refusedStructure[id]) }
         }
         if !corrections.isEmpty { _ = try? record(corrections, path: .state) }
         logger.error(
@@ -128,20 +131,20 @@ extension HubEngine {
 
     // MARK: - Fault state
 
-    func storageFailed(_ path: String, _ error: any Error) {
+    func storageFailed(_ path: StoragePath, _ error: any Error) {
         if faults[path] == nil {
             faults[path] = StorageFault(path: path, since: Date(), message: "\(error)")
         }
         metrics.recordStorageFailure(path: path)
     }
 
-    func storageRecovered(_ path: String) {
+    func storageRecovered(_ path: StoragePath) {
         guard let fault = faults.removeValue(forKey: path) else { return }
-        logger.notice("hub.storage.recovered", metadata: ["path": "\(path)", "since": "\(fault.since)"])
+        logger.notice("hub.storage.recovered", metadata: ["path": "\(path.rawValue)", "since": "\(fault.since)"])
     }
 
     /// The storage paths failing now (empty when every write succeeds).
-    public func storageFaults() -> [StorageFault] { faults.values.sorted { $0.path < $1.path } }
+    public func storageFaults() -> [StorageFault] { faults.values.sorted { $0.path.rawValue < $1.path.rawValue } }
 }
 
 extension DeviceRecord {

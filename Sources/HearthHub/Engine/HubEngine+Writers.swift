@@ -166,7 +166,7 @@ extension HubEngine {
     /// (the reservation, and the fault's end). Returns the last failure, if the loop ended on one.
     @discardableResult
     func commitMetadata(retrying: Bool = true) async -> (any Error)? {
-        while commitDue || (retrying && faults["metadata"] != nil) {
+        while commitDue || (retrying && faults[.metadata] != nil) {
             let taken = metadata
             metadata = PendingMetadata()
             let through = graph.revision
@@ -181,11 +181,11 @@ extension HubEngine {
                 try await store.commit(batch)  // completes even if this task is cancelled (HubStore)
                 metrics.recordCommit(duration: ContinuousClock.now - started, changes: batch.count)
                 reserved = max(reserved, reserveThrough)
-                storageRecovered("metadata")
+                storageRecovered(.metadata)
                 publishHeld(through: through)
                 for waiter in taken.waiters { waiter.resume() }
             } catch {
-                storageFailed("metadata", error)
+                storageFailed(.metadata, error)
                 // Everything recorded behind the failed batch was built on it: refuse it all.
                 var failed = taken
                 failed.absorb(metadata)
@@ -220,9 +220,9 @@ extension HubEngine {
         unsaved = [:]
         do {
             try await store.save(StateBatch(traits: Array(taken.values)))
-            storageRecovered("state")
+            storageRecovered(.state)
         } catch {
-            storageFailed("state", error)
+            storageFailed(.state, error)
             logger.error("hub.state_save.failed", metadata: ["error": "\(error)", "traits": "\(taken.count)"])
             unsaved.merge(taken) { newer, _ in newer }
             guard !stopped else { return }

@@ -106,7 +106,7 @@ public actor HubEngine {
     let saveSignal: AsyncStream<Void>.Continuation
     let saveSignals: AsyncStream<Void>
     /// Storage paths failing now, by path (`metadata`, `state`).
-    var faults: [String: StorageFault] = [:]
+    var faults: [StoragePath: StorageFault] = [:]
     /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
     var stopped = false
 

@@ -144,20 +144,20 @@ public final class HubMetrics: Sendable {
         ).increment()
     }
 
-    /// Counts a failed storage write on `path` (`metadata` or `state`).
-    func recordStorageFailure(path: String) {
+    /// Counts a failed storage write on `path`.
+    func recordStorageFailure(path: HubEngine.StoragePath) {
         registry.makeCounter(
             descriptor: Self.name("storage_failures", "total", "Failed writes to the hub's database, by path."),
-            labels: [("path", path)]
+            labels: [("path", path.rawValue)]
         ).increment()
     }
 
     /// Sets, per storage path, whether its writes are failing now (1) or not (0); called at render.
-    func refresh(storageFaults failing: Set<String>) {
-        for path in ["metadata", "state"] {
+    func refresh(storageFaults failing: Set<HubEngine.StoragePath>) {
+        for path in HubEngine.StoragePath.allCases {
             registry.makeGauge(
                 descriptor: Self.name("storage_fault", "", "1 while writes on this path fail (disk full or broken)."),
-                labels: [("path", path)]
+                labels: [("path", path.rawValue)]
             ).set(failing.contains(path) ? 1.0 : 0.0)
         }
     }

@@ -96,7 +96,7 @@ final class SQLiteStore: HubStore {
             let traits = try Row.fetchAll(db, sql: "SELECT device_id, endpoint, body, kind FROM trait_state").map { row in
                 let body = Self.bytes(row[2])
                 let state =
-                    (row[3] as Int64) == Self.changeKind
+                    TraitRowKind(rawValue: row[3]) == .change
                     ? try Hearth_V1_Change(serializedBytes: body).trait.state
                     : try Hearth_V1_TraitState(serializedBytes: body)
                 return TraitState(deviceID: row[0], endpoint: row[1], trait: TraitRecord(proto: state))
@@ -145,10 +145,12 @@ final class SQLiteStore: HubStore {
                 "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body, kind) VALUES (?, ?, ?, ?, ?)",
                 try batch.traits.map { state in
                     let (body, kind) =
-                        if let change = state.change { (Data(change), Self.changeKind) } else {
-                            (try state.trait.proto.serializedData(), Int64(0))
+                        if let change = state.change { (Data(change), TraitRowKind.change) } else {
+                            (try state.trait.proto.serializedData(), TraitRowKind.traitState)
                         }
-                    return [state.deviceID, Int64(state.endpoint), Int64(state.trait.traitID.rawValue), body, kind]
+                    return [
+                        state.deviceID, Int64(state.endpoint), Int64(state.trait.traitID.rawValue), body, kind.rawValue,
+                    ]
                 })
         }
     }
@@ -188,8 +190,13 @@ final class SQLiteStore: HubStore {
         return StoreError(kind: kind, message: "SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")")
     }
 
-    /// `trait_state.kind` of a row whose body is a `Change` (0: a `TraitState`).
-    private static let changeKind: Int64 = 1
+    /// What a `trait_state` row's body holds.
+    private enum TraitRowKind: Int64 {
+        /// A `TraitState` (rows of schema v2, and states that came from a whole-device change).
+        case traitState = 0
+        /// The `Change` the state's log entry carried.
+        case change = 1
+    }
 
     private static func run(_ db: Database, _ sql: String, _ rows: [StatementArguments]) throws {
         guard !rows.isEmpty else { return }
