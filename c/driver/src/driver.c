@@ -253,7 +253,7 @@ hearth_code hearth_driver_run(hearth_driver *d, hearth_error *error) {
     if (!d) return hd_fail(error, HEARTH_EINVAL, "no driver");
     LOCK(d);
     bool busy = d->running || d->in_process;
-    d->running = true;
+    if (!busy) d->running = true; /* a refused call (from a callback) must not leave the driver marked running */
     UNLOCK(d);
     if (busy) return hd_fail(error, HEARTH_ESTATE, "hearth_driver_run() is already running, or called from a callback");
     hearth_code rc;

@@ -223,8 +223,9 @@ bool hd_value_equal(const hearth_value *a, const Hearth__V1__Value *b) {
     case HEARTH_DOUBLE: /* bit for bit: a NaN equals the same NaN, 0.0 differs from -0.0 */
         return b->kind_case == HEARTH__V1__VALUE__KIND_DOUBLE_VALUE && !memcmp(&b->double_value, &a->as.d, sizeof a->as.d);
     case HEARTH_STRING:
-        return b->kind_case == HEARTH__V1__VALUE__KIND_STRING_VALUE && a->as.str.data &&
-               strlen(b->string_value) == a->as.str.length && !memcmp(b->string_value, a->as.str.data, a->as.str.length);
+        /* hearth_string(NULL) is "" with no data: equal to an empty string, like BYTES below */
+        return b->kind_case == HEARTH__V1__VALUE__KIND_STRING_VALUE && strlen(b->string_value) == a->as.str.length &&
+               (!a->as.str.length || (a->as.str.data && !memcmp(b->string_value, a->as.str.data, a->as.str.length)));
     case HEARTH_BYTES:
         return b->kind_case == HEARTH__V1__VALUE__KIND_BYTES_VALUE && b->bytes_value.len == a->as.str.length &&
                (!a->as.str.length || (a->as.str.data && !memcmp(b->bytes_value.data, a->as.str.data, a->as.str.length)));
