@@ -24,9 +24,14 @@ extension CameraProfile {
             .trait(Google.WebRtcLiveViewTrait.self, locality: .remote),
             .trait(Settings.self, locality: .remote) { initialSettings(&$0) },
         ]
-        let product = kind == .doorbell ? "Hearth Doorbell" : outdoor ? "Hearth Cam Outdoor" : "Hearth Cam Indoor"
+        // A Matter test vendor id (0xFFF1), so no real vendor's id is claimed.
+        let (product, productID): (String, UInt16) =
+            kind == .doorbell ? ("Hearth Doorbell", 0xA003) : outdoor ? ("Hearth Cam Outdoor", 0xA002) : ("Hearth Cam Indoor", 0xA001)
         let information = TraitDescription.basicInformation(
-            vendorName: "Hearth", productName: product, serialNumber: serial, softwareVersion: "2.4.1")
+            vendorName: "Hearth", vendorID: 0xFFF1, productName: product, productID: productID, serialNumber: serial,
+            softwareVersion: 0x0204_0100, softwareVersionString: "2.4.1", hardwareVersion: outdoor ? 3 : 2,
+            hardwareVersionString: outdoor ? "rev C" : "rev B", productLabel: "Hearth \(product)",
+            partNumber: "HC-" + String(productID, radix: 16, uppercase: true))
         let endpoint =
             kind == .doorbell
             ? EndpointDescription(GoogleDoorbellDeviceType.self, traits: traits)

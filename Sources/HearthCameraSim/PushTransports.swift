@@ -68,13 +68,21 @@ public struct PushTransports: Sendable {
         return end(id)
     }
 
-    /// Replaces a connection's options with a whole new set. An active connection made continuous starts
+    /// Replaces a connection's options with a new set. An active connection made continuous starts
     /// pushing at once, as ``setStatus(_:id:)`` would start it.
+    ///
+    /// The new set may leave out a sub-structure the camera's rules require (`motionTimeControl` for a
+    /// motion trigger, `cmafContainerOptions` for a CMAF container): absent means "keep the connection's
+    /// current one", so that code which rebuilds the options to change one field (the Home APIs' camera
+    /// guide does, for wake-up sensitivity and maximum event length) is not refused. A sub-structure that
+    /// is present is used as given and still checked.
     /// - Returns: the push that began, if any.
-    /// - Throws: NOT_FOUND for an unknown id; INVALID_ARGUMENT for options the camera cannot use;
-    ///   FAILED_PRECONDITION while the connection pushes (Matter answers BUSY).
+    /// - Throws: NOT_FOUND for an unknown id; INVALID_ARGUMENT for options the camera cannot use (a required
+    ///   sub-structure absent from both the new and the current options included); FAILED_PRECONDITION while
+    ///   the connection pushes (Matter answers BUSY).
     public mutating func modify(_ id: UInt16, options: Options) throws(CameraError) -> [Event] {
         let index = try index(id)
+        let options = Self.keepingRequired(options, from: connections[index].transportOptions)
         try Self.check(options)
         guard pushing[id] == nil else {
             throw CameraError(.failedPrecondition, "connection \(id) is pushing; set it inactive before changing it")
@@ -146,6 +154,19 @@ public struct PushTransports: Sendable {
             throw CameraError(.notFound, "no push connection \(id)")
         }
         return index
+    }
+
+    /// `options` with the sub-structures that ``check(_:)`` requires taken from `current` where `options`
+    /// leaves them out.
+    static func keepingRequired(_ options: Options, from current: Options?) -> Options {
+        var options = options
+        if options.triggerOptions.triggerType == .motion, options.triggerOptions.motionTimeControl == nil {
+            options.triggerOptions.motionTimeControl = current?.triggerOptions.motionTimeControl
+        }
+        if options.containerOptions.containerType == .cmaf, options.containerOptions.cmafContainerOptions == nil {
+            options.containerOptions.cmafContainerOptions = current?.containerOptions.cmafContainerOptions
+        }
+        return options
     }
 
     /// The camera's own rules, beyond what the catalog (and so the hub) checks.

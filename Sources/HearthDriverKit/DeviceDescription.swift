@@ -121,15 +121,57 @@ public struct TraitDescription: Sendable, Hashable {
         return TraitDescription(traitID: T.traitID, attributes: attributes.values, locality: locality)
     }
 
-    /// `Matter.BasicInformationTrait` with the usual identification attributes.
+    /// A complete `Matter.BasicInformationTrait`: every attribute Matter makes mandatory, plus the serial
+    /// number and the optional ones given. Client code reads these as the Home APIs' guides do
+    /// (`basicInformation.vendorID`, `.productID`, `.serialNumber`…).
+    ///
+    /// ```swift
+    /// .basicInformation(vendorName: "Northlight", vendorID: 0xFFF1, productName: "Basic Bulb E27",
+    ///                   productID: 0x1001, serialNumber: "NLB-3F9A0C21", softwareVersion: 0x0104_0200,
+    ///                   softwareVersionString: "1.4.2")
+    /// ```
+    ///
+    /// The values are checked against the catalog when the driver announces the device: names and labels
+    /// of at most 32 characters (`productLabel` 64, `productURL` 256), version strings of 1 to 64,
+    /// `location` two letters, `manufacturingDate` 8 to 16 characters starting YYYYMMDD.
+    /// - Parameters:
+    ///   - vendorID: the Matter vendor id; 0xFFF1...0xFFF4 are the test vendor ids a simulation should use.
+    ///   - uniqueID: a persistent id that does not reveal the serial number; defaults to the serial number.
+    ///   - dataModelRevision: 18 is Matter 1.4's, which the catalog follows.
+    ///   - specificationVersion: 0x0104_0000 is Matter 1.4.0.
     public static func basicInformation(
-        vendorName: String, productName: String, serialNumber: String? = nil, softwareVersion: String = "1.0"
+        vendorName: String, vendorID: UInt16, productName: String, productID: UInt16, serialNumber: String,
+        uniqueID: String? = nil, softwareVersion: UInt32 = 1, softwareVersionString: String = "1.0",
+        hardwareVersion: UInt16 = 1, hardwareVersionString: String = "1.0", productLabel: String? = nil,
+        partNumber: String? = nil, productURL: String? = nil, manufacturingDate: String? = nil,
+        productAppearance: Matter.BasicInformationTrait.ProductAppearanceStruct? = nil, nodeLabel: String = "",
+        location: String = "XX", dataModelRevision: UInt16 = 18, specificationVersion: UInt32 = 0x0104_0000,
+        maxPathsPerInvoke: UInt16 = 1,
+        capabilityMinima: Matter.BasicInformationTrait.CapabilityMinimaStruct = .init(
+            caseSessionsPerFabric: 3, subscriptionsPerFabric: 3)
     ) -> TraitDescription {
         .trait(Matter.BasicInformationTrait.self) {
+            $0.dataModelRevision = dataModelRevision
             $0.vendorName = vendorName
+            $0.vendorID = vendorID
             $0.productName = productName
-            if let serialNumber { $0.serialNumber = serialNumber }
-            $0.softwareVersionString = softwareVersion
+            $0.productID = productID
+            $0.nodeLabel = nodeLabel
+            $0.location = location
+            $0.hardwareVersion = hardwareVersion
+            $0.hardwareVersionString = hardwareVersionString
+            $0.softwareVersion = softwareVersion
+            $0.softwareVersionString = softwareVersionString
+            $0.serialNumber = serialNumber
+            $0.uniqueID = uniqueID ?? serialNumber
+            $0.capabilityMinima = capabilityMinima
+            $0.specificationVersion = specificationVersion
+            $0.maxPathsPerInvoke = maxPathsPerInvoke
+            if let productLabel { $0.productLabel = productLabel }
+            if let partNumber { $0.partNumber = partNumber }
+            if let productURL { $0.productURL = productURL }
+            if let manufacturingDate { $0.manufacturingDate = manufacturingDate }
+            if let productAppearance { $0.productAppearance = productAppearance }
         }
     }
 

@@ -48,10 +48,42 @@ struct PushTransportsTests {
         var chunky = options
         chunky.containerOptions.cmafContainerOptions?.chunkDuration = 3000
         #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: chunky) }.code == .invalidArgument)
-        var motion = Self.options()
-        motion.triggerOptions.motionTimeControl = nil
-        #expect(try #require(throws: CameraError.self) { try transports.modify(1, options: motion) }.code == .invalidArgument)
         #expect(try transports.find(1)[0].transportOptions == options, "refused options change nothing")
+    }
+
+    @Test("modify may leave out the sub-structures the rules require: absent keeps the current ones; absent from both is refused")
+    func modifyOneField() throws {
+        var transports = transports()
+        _ = try transports.setStatus(.inactive, id: 1)
+        let current = try transports.find(1)[0].transportOptions!
+        // The camera guide's way: rebuild the options with one field changed, optional sub-structures left out.
+        var sensitivity = current
+        sensitivity.triggerOptions = .init(triggerType: .motion, motionSensitivity: 9)
+        sensitivity.containerOptions = .init(containerType: .cmaf)
+        #expect(try transports.modify(1, options: sensitivity).isEmpty)
+        let changed = try #require(try transports.find(1)[0].transportOptions)
+        #expect(changed.triggerOptions.motionSensitivity == 9)
+        #expect(changed.triggerOptions.motionTimeControl == current.triggerOptions.motionTimeControl)
+        #expect(changed.containerOptions.cmafContainerOptions == current.containerOptions.cmafContainerOptions)
+        #expect(changed.triggerOptions.maxPreRollLen == nil, "what is not required is replaced, as Matter says")
+
+        // A present sub-structure is used as given, and still checked.
+        var longer = changed
+        longer.triggerOptions.motionTimeControl?.maxDuration = 120
+        _ = try transports.modify(1, options: longer)
+        #expect(try transports.find(1)[0].transportOptions?.triggerOptions.motionTimeControl?.maxDuration == 120)
+        var chunky = changed
+        chunky.containerOptions.cmafContainerOptions?.chunkDuration = 3000
+        let error = try #require(throws: CameraError.self) { try transports.modify(1, options: chunky) }
+        #expect(error.code == .invalidArgument && error.message.contains("chunkDuration"))
+
+        // Connection 2 is a command trigger: made a motion trigger without motionTimeControl, there is none
+        // to keep, so the rule still refuses it with its precise message.
+        var second = try #require(try transports.find(2)[0].transportOptions)
+        second.triggerOptions = .init(triggerType: .motion)
+        var noControl = PushTransports(connections: [.init(connectionID: 2, transportStatus: .inactive, transportOptions: nil)])
+        let refused = try #require(throws: CameraError.self) { try noControl.modify(2, options: second) }
+        #expect(refused.code == .invalidArgument && refused.message == "a motion trigger needs motionTimeControl")
     }
 
     @Test("setTransportStatus for all or one connection; recording while any is active")

@@ -31,20 +31,19 @@ public struct Product: Sendable, Hashable {
         return "\(serialPrefix)-" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    /// The BasicInformation trait of one unit of the product.
+    /// The complete BasicInformation trait of one unit of the product.
     public func basicInformation(serialNumber: String, softwareVersion: String = "1.4.2") -> TraitDescription {
-        .trait(Matter.BasicInformationTrait.self) {
-            $0.dataModelRevision = 17
-            $0.vendorName = vendorName
-            $0.vendorID = vendorID
-            $0.productName = productName
-            $0.productID = productID
-            $0.serialNumber = serialNumber
-            $0.uniqueID = serialNumber
-            $0.hardwareVersion = 1
-            $0.hardwareVersionString = "1.0"
-            $0.softwareVersion = 0x0104_0200
-            $0.softwareVersionString = softwareVersion
-        }
+        .basicInformation(
+            vendorName: vendorName, vendorID: vendorID, productName: productName, productID: productID,
+            serialNumber: serialNumber, softwareVersion: Self.encoded(softwareVersion),
+            softwareVersionString: softwareVersion, productLabel: "\(vendorName) \(productName)",
+            partNumber: "\(serialPrefix)-\(String(productID, radix: 16, uppercase: true))",
+            manufacturingDate: "20260315")
+    }
+
+    /// `1.4.2` as the number Matter's softwareVersion holds (one byte per part: 0x01040200).
+    static func encoded(_ version: String) -> UInt32 {
+        let parts = version.split(separator: ".").prefix(4).map { UInt32($0).map { min($0, 255) } ?? 0 }
+        return parts.enumerated().reduce(0) { $0 | ($1.element << (24 - 8 * UInt32($1.offset))) }
     }
 }

@@ -9,11 +9,16 @@ public enum VendorKind: String, Sendable, Hashable, CaseIterable {
     /// A speaker that is also a dimmable light: Speaker on endpoint 1 (primary; OnOff mutes, the level is
     /// the volume) and DimmableLight on endpoint 2.
     case speakerLight
+    /// A mirror-ball light: a standard OnOffLight (Identify, OnOff) whose endpoint also carries the vendor
+    /// trait, the ball's speed; it turns while the light is on. Read through the light's device type:
+    /// `types[OnOffLightDeviceType.self]?.traits[ExampleOrganization.SpinnerTrait.self]`.
+    case mirrorBall
 
     var names: [String] {
         switch self {
         case .spinner: ["Pottery wheel", "Display turntable", "Garden windmill", "Record player"]
         case .speakerLight: ["Speaker lamp", "Bedside speaker", "Lamp speaker"]
+        case .mirrorBall: ["Mirror ball", "Disco ball", "Party light"]
         }
     }
 
@@ -21,8 +26,21 @@ public enum VendorKind: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .spinner: Product(vendorName: "Example Organization", vendorID: 0xFFF2, productName: "Spinner S1", productID: 0x8001, serialPrefix: "EXS")
         case .speakerLight: Product(vendorName: "Sonara", vendorID: 0xFFF1, productName: "Sonara Lamp Speaker", productID: 0x9001, serialPrefix: "SLS")
+        case .mirrorBall: Product(vendorName: "Example Organization", vendorID: 0xFFF2, productName: "Mirror Ball M1", productID: 0x8002, serialPrefix: "EXM")
         }
     }
+
+    /// The device id's prefix: `spinner-1`, `speaker-2`, `mirrorball-3`.
+    var idPrefix: String {
+        switch self {
+        case .spinner: "spinner"
+        case .speakerLight: "speaker"
+        case .mirrorBall: "mirrorball"
+        }
+    }
+
+    /// Whether it has the vendor trait (and so spins).
+    var spins: Bool { self != .speakerLight }
 }
 
 /// One device of the simulated vendor driver.
@@ -41,7 +59,7 @@ public struct PlannedVendorDevice: Sendable, Hashable {
     public var product: Product
     /// Its serial number.
     public var serialNumber: String
-    /// Whether its cloud carries a trait: the spinner's vendor trait, or the speaker's volume.
+    /// Whether its cloud carries a trait: the vendor trait (spinner, mirror ball), or the speaker's volume.
     public var isRemote: Bool
     /// Starting values: the spinner's speed, or the speaker's volume and the light's level.
     public var rpm: UInt16
@@ -55,7 +73,7 @@ public struct PlannedVendorDevice: Sendable, Hashable {
     /// The remote trait and its endpoint, if the device has one.
     public var remoteTrait: (trait: TraitID, endpoint: UInt32)? {
         guard isRemote else { return nil }
-        return kind == .spinner ? (SpinnerSchema.traitID, 1) : (Matter.LevelControlTrait.traitID, 1)
+        return kind.spins ? (SpinnerSchema.traitID, 1) : (Matter.LevelControlTrait.traitID, 1)
     }
 
     /// The speaker endpoint's level range (a speaker may go down to 0).
@@ -80,6 +98,23 @@ public struct PlannedVendorDevice: Sendable, Hashable {
                                 traitID: SpinnerSchema.traitID, attributes: [SpinnerSchema.rpm: .uint(UInt64(rpm))],
                                 locality: isRemote ? .remote : .local),
                             .trait(Matter.OnOffTrait.self) { $0.onOff = isOn },
+                        ])
+                ])
+        case .mirrorBall:
+            return DeviceDescription(
+                id: id, name: name, room: room, basicInformation: info,
+                endpoints: [
+                    EndpointDescription(
+                        OnOffLightDeviceType.self,
+                        traits: [
+                            .trait(Matter.IdentifyTrait.self) {
+                                $0.identifyTime = 0
+                                $0.identifyType = .lightOutput
+                            },
+                            .trait(Matter.OnOffTrait.self) { $0.onOff = isOn },
+                            TraitDescription(
+                                traitID: SpinnerSchema.traitID, attributes: [SpinnerSchema.rpm: .uint(UInt64(rpm))],
+                                locality: isRemote ? .remote : .local),
                         ])
                 ])
         case .speakerLight:
@@ -127,18 +162,18 @@ public struct PlannedVendorDevice: Sendable, Hashable {
     }
 }
 
-/// The devices of the vendor driver for a seed: the first two are one of each kind, the rest a seeded mix.
+/// The devices of the vendor driver for a seed: the first three are one of each kind, the rest a seeded mix.
 public enum VendorPlan {
     /// `count` devices for `seed`; a `remoteShare` of them have a cloud-routed trait.
     public static func devices(count: Int, seed: UInt64, remoteShare: Double, rooms: RoomPlan = RoomPlan()) -> [PlannedVendorDevice] {
         var names = DeviceNames()
         return (0..<max(count, 0)).map { index in
             var random = SeededGenerator(seed: seed, stream: "vendor/\(index)")
-            let kind = index < VendorKind.allCases.count ? VendorKind.allCases[index] : random.weighted([(.spinner, 0.5), (.speakerLight, 0.5)])
+            let kind = index < VendorKind.allCases.count ? VendorKind.allCases[index] : random.weighted([(.spinner, 0.4), (.speakerLight, 0.4), (.mirrorBall, 0.2)])
             let room = rooms.room(for: index, using: &random)
             let name = names.name(kind.names.randomElement(using: &random)!, in: room)
             return PlannedVendorDevice(
-                index: index, kind: kind, id: "\(kind == .spinner ? "spinner" : "speaker")-\(index + 1)", name: name,
+                index: index, kind: kind, id: "\(kind.idPrefix)-\(index + 1)", name: name,
                 room: room, product: kind.product, serialNumber: kind.product.serialNumber(using: &random),
                 isRemote: random.chance(remoteShare), rpm: UInt16.random(in: 0...1200, using: &random) / 10 * 10,
                 volume: UInt8.random(in: 40...180, using: &random), lightLevel: UInt8.random(in: 20...254, using: &random),

@@ -6,8 +6,9 @@ public import ServiceLifecycle
 import Synchronization
 
 /// The simulation behind `hearth-driver-vendor`: ExampleOrganization spinners, whose vendor trait the
-/// driver announces with its schema at run time, and speakers that are also dimmable lights (two device
-/// types on two endpoints, each command routed by endpoint).
+/// driver announces with its schema at run time; speakers that are also dimmable lights (two device
+/// types on two endpoints, each command routed by endpoint); and mirror balls, standard on/off lights that
+/// also carry the vendor trait.
 ///
 /// ```swift
 /// var configuration = try options.configuration()
@@ -90,7 +91,7 @@ public final class VendorSimulation: Sendable {
         for plan in devices {
             let device = driver.add(plan.description)
             switch plan.kind {
-            case .spinner:
+            case .spinner, .mirrorBall:
                 lighting.add(device, endpoint: 1, model: LightModel(features: .onOff, onOff: plan.isOn))
                 state.withLock { $0.spinners[plan.id] = Spinner(device: device, model: SpinnerModel(rpm: plan.rpm)) }
             case .speakerLight:

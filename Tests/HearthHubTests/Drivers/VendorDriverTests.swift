@@ -38,7 +38,7 @@ struct VendorDriverTests {
     func schemaAtRunTime() async throws {
         let plan = VendorPlan.devices(count: 6, seed: 7, remoteShare: 0)
         #expect(plan == VendorPlan.devices(count: 6, seed: 7, remoteShare: 0))
-        #expect(plan.prefix(2).map(\.kind) == VendorKind.allCases)
+        #expect(plan.prefix(3).map(\.kind) == VendorKind.allCases)
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir, configure: { $0.engine.catalog = Self.catalogWithoutSpinner }) { _, client in
                 let (driver, simulation) = Self.simulation(port: client.port)
@@ -114,6 +114,31 @@ struct VendorDriverTests {
                     try await client.send(id, endpoint: 2, Level.MoveToLevelCommand(level: 33, transitionTime: 2, optionsMask: [], optionsOverride: []))
                     let after = try await client.waitForDevice(id) { $0.attribute(level, 0, endpoint: 2) == .uint(33) }
                     #expect(after.attribute(level, 0, endpoint: 1) == volume, "the speaker's volume did not move")
+                }
+            }
+        }
+    }
+
+    @Test("the mirror ball is a standard OnOffLight that also carries the vendor trait; its speed follows the light's switch and writes")
+    func vendorTraitOnStandardType() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let (driver, simulation) = Self.simulation(port: client.port, devices: 3)
+                let planned = simulation.devices[2]
+                #expect(planned.kind == .mirrorBall)
+                let id = "vendor/\(planned.id)"
+                let rpm = SpinnerSchema.rpm
+                try await withSimulation(driver, services: simulation.services) {
+                    let device = try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
+                    #expect(device.types.map(\.deviceTypeID) == [OnOffLightDeviceType.deviceTypeID.rawValue])
+                    #expect(device.trait(SpinnerSchema.traitID.rawValue) != nil)
+                    #expect(device.trait(OnOff.traitID.rawValue) != nil)
+
+                    try await client.send(id, OnOff.OnCommand())
+                    try await client.write(id, trait: SpinnerSchema.traitID, [rpm: .uint(900)])
+                    try await client.waitForDevice(id) { ($0.attribute(SpinnerSchema.traitID.rawValue, rpm.rawValue)?.unsignedValue ?? 0) >= 880 }
+                    try await client.send(id, OnOff.OffCommand())
+                    try await client.waitForDevice(id) { $0.attribute(SpinnerSchema.traitID.rawValue, rpm.rawValue) == .uint(0) }
                 }
             }
         }

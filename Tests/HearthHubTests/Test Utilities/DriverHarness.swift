@@ -36,7 +36,8 @@ extension Driver {
 func dimmableLight(_ id: String, name: String = "Lamp") -> DeviceDescription {
     DeviceDescription(
         id: id, name: name,
-        basicInformation: .basicInformation(vendorName: "Hearth", productName: "Test lamp", serialNumber: id),
+        basicInformation: .basicInformation(
+            vendorName: "Hearth", vendorID: 0xFFF1, productName: "Test lamp", productID: 0x0001, serialNumber: id),
         endpoints: [
             EndpointDescription(DimmableLightDeviceType.self, traits: [
                 .trait(Matter.IdentifyTrait.self) { $0.identifyTime = 0 },
