@@ -157,6 +157,8 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
+                // Where `sink(receiveValue:)` reports the failure it has no closure for.
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -258,6 +260,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The README's HearthSDK example, compiled and run by the tests.
+        // Programs written in the style of Google's Home APIs guides, run against the demo home by the tests.
+        .executableTarget(
+            name: "hearth-guide-examples",
+            dependencies: ["HearthSDK"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hearth-sdk-example",
             dependencies: ["HearthSDK"],

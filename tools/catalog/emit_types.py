@@ -165,7 +165,10 @@ def emit_command(trait: dict, c: dict, i: str) -> str:
     returns = f" -> {response}" if response else ""
     if response:
         out.append(f"{i}@discardableResult\n")
-    out.append(f"{i}public func {ident(name)}({', '.join(params)}) async throws{returns} {{\n")
+    # A closure argument runs on the caller's actor before anything is sent: nonisolated(nonsending) lets a
+    # @MainActor caller pass one that captures its state, as the Home APIs' guides do.
+    isolation = "nonisolated(nonsending) " if optional else ""
+    out.append(f"{i}{isolation}public func {ident(name)}({', '.join(params)}) async throws{returns} {{\n")
     if c.get("fields"):
         out.append(f"{i}    var fields: [FieldID: Value] = [:]\n")
     else:
@@ -275,7 +278,9 @@ def emit_trait(trait: dict) -> str:
                    f"{i}/// The writes are checked against the catalog before they are sent.\n"
                    f"{i}/// - Throws: a ``HearthModel/ValidationError`` for invalid values, ``TraitError``, or what "
                    f"the sender throws.\n"
-                   f"{i}public func update(_ body: (inout AttributesUpdate) -> Void) async throws {{\n"
+                   f"{i}/// `body` runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` view model may\n"
+                   f"{i}/// pass a closure that reads its own state.\n"
+                   f"{i}nonisolated(nonsending) public func update(_ body: (inout AttributesUpdate) -> Void) async throws {{\n"
                    f"{i}    var update = AttributesUpdate()\n{i}    body(&update)\n"
                    f"{i}    try await write(attributes: update.values)\n{i}}}\n")
     for c in trait.get("commands", []):

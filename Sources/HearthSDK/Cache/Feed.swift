@@ -105,6 +105,30 @@ final class Feed<Output: Sendable>: Sendable {
         waiter?.resume()
     }
 
+    /// What ``poll()`` finds without waiting.
+    enum Poll {
+        case value(Output)
+        /// The feed ended: nil finished, an error failed.
+        case end(HomeError?)
+        /// Nothing is ready yet.
+        case pending
+    }
+
+    /// The next output if one is ready now (rendering a pending snapshot on the caller's thread), else
+    /// `.pending`: how a subscription delivers what the synced cache already holds before `sink` returns.
+    /// One caller at a time, as for ``next()``.
+    func poll() -> Poll {
+        while true {
+            switch state.withLock({ step(&$0) }) {
+            case .deliver(.success(let output?)): return .value(output)
+            case .deliver(.success(nil)): return .end(nil)
+            case .deliver(.failure(let error)): return .end(HomeError.from(error))
+            case .render(let first, let snapshot, let delta): renderPending(first: first, snapshot, delta)
+            case .wait: return .pending
+            }
+        }
+    }
+
     /// The next output, waiting for one; nil when finished. One caller at a time (a subscription's pump or
     /// an iterator), which renders pending snapshots itself, outside the lock.
     func next() async throws -> Output? {
@@ -112,15 +136,7 @@ final class Feed<Output: Sendable>: Sendable {
             while true {
                 switch state.withLock({ step(&$0) }) {
                 case .deliver(let outcome): return try outcome.get()
-                case .render(let first, let snapshot, let delta):
-                    let step = render(first, snapshot, delta)
-                    state.withLock { s in
-                        guard s.end == nil else { return }  // ended or cancelled meanwhile
-                        switch step {
-                        case .values(let outputs): s.ready.append(contentsOf: outputs)
-                        case .finished: s.end = .some(nil)
-                        }
-                    }
+                case .render(let first, let snapshot, let delta): renderPending(first: first, snapshot, delta)
                 case .wait:
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let ready = state.withLock { s -> Bool in
@@ -134,6 +150,18 @@ final class Feed<Output: Sendable>: Sendable {
             }
         } onCancel: {
             cancel()
+        }
+    }
+
+    /// Renders a snapshot taken by ``step(_:)`` outside the lock and queues what it makes.
+    private func renderPending(first: Bool, _ snapshot: HomeSnapshot, _ delta: HomeSnapshot.Delta) {
+        let step = render(first, snapshot, delta)
+        state.withLock { s in
+            guard s.end == nil else { return }  // ended or cancelled meanwhile
+            switch step {
+            case .values(let outputs): s.ready.append(contentsOf: outputs)
+            case .finished: s.end = .some(nil)
+            }
         }
     }
 

@@ -28,20 +28,24 @@ struct FeedPublisher<Output: Sendable>: Publisher {
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
         let feed = Feed(
             keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, interest: interest, render: render())
-        let subscription = FeedSubscription(feed: feed, subscriber: subscriber)
-        subscriber.receive(subscription: subscription)
+        // Attached first: a synced cache pushes its snapshot now, so that the subscriber's first request
+        // can deliver the current value before `sink` returns (see FeedSubscription.request).
         home.store.attach(feed)
+        subscriber.receive(subscription: FeedSubscription(feed: feed, subscriber: subscriber))
     }
 }
 
 /// Delivers a feed's outputs to one Combine subscriber as it asks for them.
 ///
-/// The subscriber runs on a serial dispatch queue of its own, which the pump task awaits: a sink that blocks
-/// (a slow consumer, a semaphore) holds a dispatch thread, never one of Swift's few cooperative threads.
+/// What the synced cache already holds is delivered during the subscriber's first request, on the caller's
+/// thread, before `sink` returns (as a `CurrentValueSubject` does): a subscription whose `AnyCancellable` is
+/// dropped at once still gets its current value. Later values arrive on a serial dispatch queue of the
+/// subscription's own, which the pump task awaits: a sink that blocks (a slow consumer, a semaphore) holds a
+/// dispatch thread, never one of Swift's few cooperative threads.
 ///
-/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called only on `queue`, from the single
-/// pump task that runs while there is demand (`state.pumping` makes sure there is never more than one), as
-/// Combine requires serialized calls; the rest of the state is behind the mutex.
+/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called either inline by the first
+/// `request` or on `queue` by the single pump task, and `state.pumping` makes sure only one of them runs at
+/// a time, as Combine requires serialized calls; the rest of the state is behind the mutex.
 final class FeedSubscription<S: Subscriber>: Subscription, @unchecked Sendable
 where S.Input: Sendable, S.Failure == HomeError {
     private struct State {
@@ -49,6 +53,10 @@ where S.Input: Sendable, S.Failure == HomeError {
         var pumping = false
         var pump: Task<Void, Never>?
         var cancelled = false
+        /// Whether the first request (which delivers what is ready inline) has come.
+        var requested = false
+        /// Set once the completion was delivered inline: no pump may start after it.
+        var completed = false
     }
 
     private let feed: Feed<S.Input>
@@ -62,16 +70,45 @@ where S.Input: Sendable, S.Failure == HomeError {
     }
 
     func request(_ demand: Subscribers.Demand) {
-        let start = state.withLock { s -> Bool in
+        let (start, first) = state.withLock { s -> (Bool, Bool) in
             s.demand += demand
-            guard !s.pumping, !s.cancelled, s.demand > 0 else { return false }
+            guard !s.pumping, !s.cancelled, !s.completed, s.demand > 0 else { return (false, false) }
             s.pumping = true
-            return true
+            defer { s.requested = true }
+            return (true, !s.requested)
         }
         guard start else { return }
+        if first, !deliverReady() { return }
         // One delivery task while there is demand: Combine gives a publisher no thread of its own.
         let task = Task { await self.pump() }
         state.withLock { $0.pump = task }
+    }
+
+    /// Delivers what the feed holds now on the caller's thread while there is demand; false when nothing is
+    /// left to pump (demand used up, cancelled or completed), with `pumping` cleared accordingly.
+    private func deliverReady() -> Bool {
+        while true {
+            switch feed.poll() {
+            case .pending:
+                return true
+            case .end(let error):
+                let cancelled = state.withLock { s -> Bool in
+                    s.completed = true
+                    return s.cancelled
+                }
+                if !cancelled { subscriber.receive(completion: error.map { .failure($0) } ?? .finished) }
+                return false
+            case .value(let value):
+                let more = subscriber.receive(value)
+                let keepGoing = state.withLock { s -> Bool in
+                    s.demand -= 1
+                    s.demand += more
+                    if s.demand == 0 || s.cancelled { s.pumping = false }
+                    return s.pumping
+                }
+                if !keepGoing { return false }
+            }
+        }
     }
 
     private func pump() async {

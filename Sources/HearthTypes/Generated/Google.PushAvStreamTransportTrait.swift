@@ -796,7 +796,7 @@ extension Google.PushAvStreamTransportTrait {
     ///   - transportStatus: TransportStatusEnum
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func setTransportStatus(transportStatus: TransportStatusEnum, optionalArgsProvider: ((inout SetTransportStatusOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func setTransportStatus(transportStatus: TransportStatusEnum, optionalArgsProvider: ((inout SetTransportStatusOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         fields[1] = transportStatus.value
         var optionalArgs = SetTransportStatusOptionalArgs()
@@ -818,7 +818,7 @@ extension Google.PushAvStreamTransportTrait {
     ///   - activationReason: TriggerActivationReasonEnum
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func manuallyTriggerTransport(connectionID: UInt16, activationReason: TriggerActivationReasonEnum, optionalArgsProvider: ((inout ManuallyTriggerTransportOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func manuallyTriggerTransport(connectionID: UInt16, activationReason: TriggerActivationReasonEnum, optionalArgsProvider: ((inout ManuallyTriggerTransportOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         fields[0] = connectionID.value
         fields[1] = activationReason.value
@@ -842,7 +842,7 @@ extension Google.PushAvStreamTransportTrait {
     /// - Returns: the device's ``FindTransportResponse``.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
     @discardableResult
-    public func findTransport(optionalArgsProvider: ((inout FindTransportOptionalArgs) -> Void)? = nil) async throws -> FindTransportResponse {
+    nonisolated(nonsending) public func findTransport(optionalArgsProvider: ((inout FindTransportOptionalArgs) -> Void)? = nil) async throws -> FindTransportResponse {
         var fields: [FieldID: Value] = [:]
         var optionalArgs = FindTransportOptionalArgs()
         optionalArgsProvider?(&optionalArgs)

@@ -478,7 +478,9 @@ extension Matter.BasicInformationTrait {
     ///
     /// The writes are checked against the catalog before they are sent.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid values, ``TraitError``, or what the sender throws.
-    public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
+    /// `body` runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` view model may
+    /// pass a closure that reads its own state.
+    nonisolated(nonsending) public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
         var update = AttributesUpdate()
         body(&update)
         try await write(attributes: update.values)

@@ -673,7 +673,9 @@ extension Matter.DoorLockTrait {
     ///
     /// The writes are checked against the catalog before they are sent.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid values, ``TraitError``, or what the sender throws.
-    public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
+    /// `body` runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` view model may
+    /// pass a closure that reads its own state.
+    nonisolated(nonsending) public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
         var update = AttributesUpdate()
         body(&update)
         try await write(attributes: update.values)
@@ -691,7 +693,7 @@ extension Matter.DoorLockTrait {
     /// - Parameters:
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func lockDoor(optionalArgsProvider: ((inout LockDoorOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func lockDoor(optionalArgsProvider: ((inout LockDoorOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         var optionalArgs = LockDoorOptionalArgs()
         optionalArgsProvider?(&optionalArgs)
@@ -711,7 +713,7 @@ extension Matter.DoorLockTrait {
     /// - Parameters:
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func unlockDoor(optionalArgsProvider: ((inout UnlockDoorOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func unlockDoor(optionalArgsProvider: ((inout UnlockDoorOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         var optionalArgs = UnlockDoorOptionalArgs()
         optionalArgsProvider?(&optionalArgs)
@@ -731,7 +733,7 @@ extension Matter.DoorLockTrait {
     ///   - timeout: Seconds until the lock relocks.
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func unlockWithTimeout(timeout: UInt16, optionalArgsProvider: ((inout UnlockWithTimeoutOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func unlockWithTimeout(timeout: UInt16, optionalArgsProvider: ((inout UnlockWithTimeoutOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         fields[0] = timeout.value
         var optionalArgs = UnlockWithTimeoutOptionalArgs()
@@ -751,7 +753,7 @@ extension Matter.DoorLockTrait {
     /// - Parameters:
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func unboltDoor(optionalArgsProvider: ((inout UnboltDoorOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func unboltDoor(optionalArgsProvider: ((inout UnboltDoorOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         var optionalArgs = UnboltDoorOptionalArgs()
         optionalArgsProvider?(&optionalArgs)

@@ -318,7 +318,9 @@ extension Matter.FanControlTrait {
     ///
     /// The writes are checked against the catalog before they are sent.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid values, ``TraitError``, or what the sender throws.
-    public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
+    /// `body` runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` view model may
+    /// pass a closure that reads its own state.
+    nonisolated(nonsending) public func update(_ body: (inout AttributesUpdate) -> Void) async throws {
         var update = AttributesUpdate()
         body(&update)
         try await write(attributes: update.values)
@@ -339,7 +341,7 @@ extension Matter.FanControlTrait {
     ///   - direction: StepDirectionEnum
     ///   - optionalArgsProvider: sets the optional arguments.
     /// - Throws: a ``HearthModel/ValidationError`` for invalid arguments, ``TraitError``, or what the sender throws.
-    public func step(direction: StepDirectionEnum, optionalArgsProvider: ((inout StepOptionalArgs) -> Void)? = nil) async throws {
+    nonisolated(nonsending) public func step(direction: StepDirectionEnum, optionalArgsProvider: ((inout StepOptionalArgs) -> Void)? = nil) async throws {
         var fields: [FieldID: Value] = [:]
         fields[0] = direction.value
         var optionalArgs = StepOptionalArgs()

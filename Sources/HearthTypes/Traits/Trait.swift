@@ -58,6 +58,11 @@ public protocol TraitCommand: ValueConvertible, Hashable {
 ///     try await onOff.on()
 /// }
 /// ```
+///
+/// Every attribute reads both ways, with the same type and optionality: `onOff.attributes.onOff` and
+/// `onOff.onOff` (the second through dynamic member lookup on ``attributes``, as the Home APIs' guides
+/// write it). A trait member of the same name would win over an attribute; the catalog has none.
+@dynamicMemberLookup
 public protocol Trait: Sendable, Hashable {
     /// The typed view of the attributes.
     associatedtype Attributes: TraitAttributes
@@ -76,6 +81,10 @@ public protocol Trait: Sendable, Hashable {
 }
 
 extension Trait {
+    /// An attribute read straight off the trait: `levelControl.currentLevel` is
+    /// `levelControl.attributes.currentLevel`.
+    public subscript<V>(dynamicMember keyPath: KeyPath<Attributes, V>) -> V { attributes[keyPath: keyPath] }
+
     /// Connectivity and locality of this trait.
     public var metadata: TraitMetadata { data.metadata }
 
