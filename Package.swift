@@ -237,6 +237,9 @@ let package = Package(
             name: "HearthLoad",
             dependencies: [
                 "HearthDriverKit", "HearthSDK", "HearthSimulator", "HearthModel", "HearthTypes", "HearthTesting",
+                "HearthProto", "HearthWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -11,7 +11,9 @@ struct HearthLoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-load",
         abstract: "Load-tests a Hearth hub with driver processes and watching HearthSDK clients.",
-        subcommands: [Run.self, DriverProcess.self, ClientFootprintProcess.self], defaultSubcommand: Run.self)
+        subcommands: [
+            Run.self, DriverProcess.self, ClientFootprintProcess.self, SDKBenchCommand.self, ReplayServerCommand.self,
+        ], defaultSubcommand: Run.self)
 }
 
 /// Runs a preset (or a custom plan) and writes the results.

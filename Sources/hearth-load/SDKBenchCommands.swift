@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import HearthLoad
+
+/// `hearth-load sdk-bench`: HearthSDK alone, fed by a recorded watch stream from a replay process.
+struct SDKBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sdk-bench",
+        abstract: "Measures HearthSDK alone: list() of a snapshot, cache bytes per device, changes applied per second and CPU per change, with no hub in the loop.")
+
+    @Option(help: "Devices in the snapshot.") var devices = 10_000
+    @Option(help: "Trait changes replayed after it.") var changes = 200_000
+    @Option(help: "Changes per watch response.") var perResponse = 64
+    @Option(help: "Subscribers to measure with, one run each: none, stream, batched, device, types.")
+    var subscribers = "none stream batched device types"
+
+    func run() async throws {
+        let kinds = try subscribers.split(separator: " ").map { word in
+            guard let kind = SDKBenchSubscriber(rawValue: String(word)) else {
+                throw ValidationError("unknown subscriber '\(word)'; one of \(SDKBenchSubscriber.allCases.map(\.rawValue))")
+            }
+            return kind
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        let stream = ReplayStream(devices: devices, changes: changes, changesPerResponse: perResponse)
+        print("HearthSDK alone: \(devices) devices, \(stream.changeCount) changes, \(perResponse) per response")
+        print("subscriber  list s  bytes/device  changes/s  CPU µs/change  emissions")
+        for kind in kinds {
+            let server = try ChildProcess(executable, [
+                "replay-server", "--devices", "\(devices)", "--changes", "\(changes)", "--per-response", "\(perResponse)",
+            ])
+            guard let line = await server.line(timeout: .seconds(120), where: { $0.hasPrefix("LISTENING ") }),
+                let port = Int(line.dropFirst("LISTENING ".count))
+            else {
+                await server.stop()
+                throw ValidationError("the replay server did not start")
+            }
+            // Each run in a fresh process of its own would be cleaner; one process keeps the table in one
+            // place, and each Home is closed (and its cache freed) before the next.
+            let result = try await SDKBench.measure(
+                address: "127.0.0.1:\(port)", devices: devices, changes: stream.changeCount,
+                finalRevision: stream.finalRevision, subscriber: kind, start: { server.send("GO") })
+            await server.stop()
+            print(
+                kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+                String(format: "%7.2f  %12.0f  %9.0f  %13.2f  %9d", result.listSeconds, result.bytesPerDevice,
+                       result.changesPerSecond, result.cpuMicrosecondsPerChange, result.emissions))
+        }
+    }
+}
+
+/// The replay process of `sdk-bench` (started by it, not by hand): serves the recorded stream; `GO` on
+/// standard input sends the changes.
+struct ReplayServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay-server", abstract: "Serves a recorded watch stream to sdk-bench (internal).")
+
+    @Option var devices: Int
+    @Option var changes: Int
+    @Option var perResponse: Int
+
+    func run() async throws {
+        let server = ReplayServer(stream: ReplayStream(devices: devices, changes: changes, changesPerResponse: perResponse))
+        Thread.detachNewThread {
+            while let line = readLine() {
+                if line == "GO" { server.go() }
+            }
+            Foundation.exit(0)  // sdk-bench closed our input: it is done with us
+        }
+        try await server.run()
+    }
+}
