@@ -39,8 +39,6 @@ public final class Home: Sendable {
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     /// Set by ``close()``: calls from then on are `cancelled`, not whatever the closed connection answers.
     private let closed = Atomic(false)
-    /// Each device converted once per version, whatever the number of subscribers and emissions.
-    private let converted = Mutex<[String: HomeDevice]>([:])
 
     private init(target: WireClient.Target, token: String, configuration: Configuration) {
         client = WireClient(target: target)
@@ -73,16 +71,11 @@ public final class Home: Sendable {
         watcher.withLock { $0 }?.cancel()
         store.end(nil)
         client.close()
-        converted.withLock { $0 = [:] }  // its values hold the home: let both go
+        store.forget()  // the cached devices' public values hold the home: let both go
     }
 
-    /// The public value of a cached device, built once per revision of it and shared by every view.
-    func device(for proto: Hearth_V1_Device) -> HomeDevice {
-        if let cached = converted.withLock({ $0[proto.id] }), cached.revision == proto.revision { return cached }
-        let device = HomeDevice(proto, home: self)
-        converted.withLock { $0[proto.id] = device }
-        return device
-    }
+    /// The public value of a cached device, built once per version of it and shared by every view.
+    func device(for cached: CachedDevice) -> HomeDevice { cached.device(home: self) }
 
     deinit { watcher.withLock { $0 }?.cancel() }
 
@@ -95,7 +88,7 @@ public final class Home: Sendable {
 
     /// One device now, then each change of it; finishes when it is removed (at once if there is none).
     public func device(id: String) -> AnyPublisher<HomeDevice, HomeError> {
-        FeedPublisher(home: self, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self)).eraseToAnyPublisher()
+        FeedPublisher(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self)).eraseToAnyPublisher()
     }
 
     /// One structure now, then each change of it.
@@ -110,7 +103,7 @@ public final class Home: Sendable {
 
     /// ``device(id:)`` as an asynchronous sequence.
     public func deviceUpdates(id: String) -> HomeUpdates<HomeDevice> {
-        HomeUpdates(home: self, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self))
+        HomeUpdates(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self))
     }
 
     /// ``structure(id:)`` as an asynchronous sequence: the structure now, then each change of it; ends when it

@@ -53,11 +53,15 @@ final class Feed<Output: Sendable>: Sendable {
     private let keepsEvents: Bool
     /// Events waiting beyond this end the feed with `resourceExhausted`: never dropped in silence.
     private let eventBacklog: Int
+    /// The one device the feed views, if it views one: the store then pushes only updates that changed it,
+    /// and the feed keeps only that id of what they changed.
+    let scope: String?
 
     init(
-        keepsEvents: Bool = false, eventBacklog: Int = 10_000, interest: @escaping FeedInterest = { _, _ in true },
-        render: @escaping Render
+        keepsEvents: Bool = false, eventBacklog: Int = 10_000, scope: String? = nil,
+        interest: @escaping FeedInterest = { _, _ in true }, render: @escaping Render
     ) {
+        self.scope = scope
         self.render = render
         self.interest = interest
         self.keepsEvents = keepsEvents
@@ -71,6 +75,12 @@ final class Feed<Output: Sendable>: Sendable {
     func push(_ snapshot: HomeSnapshot) {
         var snapshot = snapshot
         if !keepsEvents { snapshot.delta.events = [] }
+        if let scope {
+            // Only this device's change matters here; a union of every changed id would grow without use.
+            snapshot.delta.devices = snapshot.delta.devices.contains(scope) ? [scope] : []
+            snapshot.delta.structures = []
+            snapshot.delta.rooms = []
+        }
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard s.end == nil else { return nil }
             if s.snapshot != nil { s.delta.formUnion(snapshot.delta) } else { s.delta = snapshot.delta }

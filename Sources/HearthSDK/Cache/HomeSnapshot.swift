@@ -1,6 +1,7 @@
 import HashTreeCollections
 import HearthModel
 import HearthProto
+import Synchronization
 
 /// The hub's home as one watch stream has shown it so far: an immutable value, replaced whole on each update,
 /// so a subscriber can hold one while the next is built.
@@ -8,8 +9,10 @@ struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
     /// A persistent hash tree: each update copies only the path to the changed device, not the whole home
-    /// (a `Dictionary` shared with a subscriber's older snapshot was copied whole on every update).
-    var devices: TreeDictionary<String, Hearth_V1_Device> = [:]
+    /// (a `Dictionary` shared with a subscriber's older snapshot was copied whole on every update). Its
+    /// values are immutable boxes, so a node copied on that path retains one reference per device instead
+    /// of copying each message's fields (a `Hearth_V1_Device` copy is about seven retains).
+    var devices: TreeDictionary<String, CachedDevice> = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""
@@ -51,12 +54,12 @@ struct HomeSnapshot: Sendable {
         case .roomRemoved(let removed):
             if rooms.removeValue(forKey: removed.roomID) != nil { delta.rooms.insert(removed.roomID) }
         case .device(let d):
-            let old = devices.updateValue(d, forKey: d.id)
-            if old?.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
+            let old = devices.updateValue(CachedDevice(d), forKey: d.id)
+            if old?.proto.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
         case .deviceRemoved(let id):
             if devices.removeValue(forKey: id) != nil { delta.devices.insert(id) }
         case .trait(let t):
-            guard var device = devices[t.deviceID],
+            guard var device = devices[t.deviceID]?.proto,
                 let type = device.types.firstIndex(where: { $0.endpoint == t.endpoint }),
                 let trait = device.types[type].traits.firstIndex(where: { $0.traitID == t.state.traitID })
             else { return }
@@ -68,15 +71,16 @@ struct HomeSnapshot: Sendable {
                     merged.attributes.append(attribute)
                 }
             }
-            merged.connectivity = t.state.connectivity
-            merged.locality = t.state.locality
             merged.confirmed = t.state.confirmed
             merged.revision = t.state.revision
+            let placement = merged.connectivity != t.state.connectivity || merged.locality != t.state.locality
+            merged.connectivity = t.state.connectivity
+            merged.locality = t.state.locality
             guard merged != device.types[type].traits[trait] else { return }
             device.types[type].traits[trait] = merged
             device.revision = max(device.revision, change.revision, t.state.revision)
-            device.refreshConnectivity()
-            devices[device.id] = device
+            if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
+            devices[device.id] = CachedDevice(device)
             delta.devices.insert(device.id)
         case .event(let event):
             delta.events.append(event)
@@ -96,10 +100,31 @@ struct HomeSnapshot: Sendable {
             let (a, b) = (rooms[id], other.rooms[id])
             if a?.name != b?.name || a?.structureID != b?.structureID || (a == nil) != (b == nil) { delta.rooms.insert(id) }
         }
-        for id in Set(devices.keys).union(other.devices.keys) where devices[id]?.withoutRevisions != other.devices[id]?.withoutRevisions {
+        for id in Set(devices.keys).union(other.devices.keys)
+        where devices[id]?.proto.withoutRevisions != other.devices[id]?.proto.withoutRevisions {
             delta.devices.insert(id)
         }
         return delta
+    }
+}
+
+/// One version of a cached device: the message as the hub sent it, and its public value, built the first
+/// time a view asks for it and shared by every view of this version after that.
+final class CachedDevice: Sendable {
+    let proto: Hearth_V1_Device
+    private let converted = Mutex<HomeDevice?>(nil)
+
+    init(_ proto: Hearth_V1_Device) { self.proto = proto }
+
+    /// The public value, bound to `home`.
+    func device(home: Home) -> HomeDevice {
+        if let device = converted.withLock({ $0 }) { return device }
+        let device = HomeDevice(proto, home: home)
+        return converted.withLock { existing in
+            if let existing { return existing }  // another view converted it meanwhile: share that one
+            existing = device
+            return device
+        }
     }
 }
 

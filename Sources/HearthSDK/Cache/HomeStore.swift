@@ -4,7 +4,11 @@ import Synchronization
 final class HomeStore: Sendable {
     private struct State {
         var snapshot = HomeSnapshot()
+        /// Feeds that may care about any change.
         var feeds: [UInt64: @Sendable (HomeSnapshot) -> Void] = [:]
+        /// Feeds that view one device (`device(id:)`, `types.subscribe`), by device id: a push wakes only
+        /// those of the devices it changed, not every feed of the home.
+        var scoped: [String: [UInt64: @Sendable (HomeSnapshot) -> Void]] = [:]
         var ends: [UInt64: @Sendable (HomeError?) -> Void] = [:]
         var nextID: UInt64 = 0
         var end: HomeError??
@@ -23,7 +27,13 @@ final class HomeStore: Sendable {
             s.snapshot = snapshot
             guard snapshot.synced, first || !snapshot.delta.isEmpty else { return ([], []) }
             defer { s.syncWaiters = [:] }
-            return (Array(s.feeds.values), Array(s.syncWaiters.values))
+            var feeds = Array(s.feeds.values)
+            if first {
+                for byID in s.scoped.values { feeds += byID.values }  // each has yet to see its first snapshot
+            } else {
+                for id in snapshot.delta.devices { if let byID = s.scoped[id] { feeds += byID.values } }
+            }
+            return (feeds, Array(s.syncWaiters.values))
         }
         for waiter in waiters { waiter.resume(returning: snapshot) }
         for feed in feeds { feed(snapshot) }
@@ -34,19 +44,28 @@ final class HomeStore: Sendable {
         let (id, current, end) = state.withLock { s -> (UInt64, HomeSnapshot?, HomeError??) in
             s.nextID += 1
             if s.end == nil {
-                s.feeds[s.nextID] = { feed.push($0) }
+                if let device = feed.scope {
+                    s.scoped[device, default: [:]][s.nextID] = { feed.push($0) }
+                } else {
+                    s.feeds[s.nextID] = { feed.push($0) }
+                }
                 s.ends[s.nextID] = { feed.finish($0) }
             }
             return (s.nextID, s.snapshot.synced ? s.snapshot : nil, s.end)
         }
-        feed.setOnCancel { [weak self] in self?.detach(id) }
+        feed.setOnCancel { [weak self] in self?.detach(id, scope: feed.scope) }
         if let current { feed.push(current) }
         if case .some(let error) = end { feed.finish(error) }
     }
 
-    private func detach(_ id: UInt64) {
+    private func detach(_ id: UInt64, scope: String?) {
         state.withLock { s in
-            s.feeds[id] = nil
+            if let scope {
+                s.scoped[scope]?[id] = nil
+                if s.scoped[scope]?.isEmpty == true { s.scoped[scope] = nil }
+            } else {
+                s.feeds[id] = nil
+            }
             s.ends[id] = nil
         }
     }
@@ -85,6 +104,16 @@ final class HomeStore: Sendable {
         }
     }
 
+    /// Drops the cached objects (keeping the revision): after ``Home/close()``, nothing may hold the home
+    /// through a cached device's public value.
+    func forget() {
+        state.withLock { s in
+            var empty = HomeSnapshot()
+            (empty.revision, empty.epoch, empty.synced, empty.sequence) = (s.snapshot.revision, s.snapshot.epoch, s.snapshot.synced, s.snapshot.sequence)
+            s.snapshot = empty
+        }
+    }
+
     /// Ends every feed: nil when the home was closed, an error when the hub refused it for good.
     func end(_ error: HomeError?) {
         let (ends, waiters) = state.withLock { s -> ([@Sendable (HomeError?) -> Void], [CheckedContinuation<HomeSnapshot, any Error>]) in
@@ -92,6 +121,7 @@ final class HomeStore: Sendable {
             s.end = .some(error)
             defer {
                 s.feeds = [:]
+                s.scoped = [:]
                 s.ends = [:]
                 s.syncWaiters = [:]
             }

@@ -36,17 +36,17 @@ public struct DeviceTypeController: Sendable, Hashable {
     /// The device type `T` now, then again each time one of its traits changes; completes at once when the
     /// device lacks the type, and when the device is removed.
     public func subscribe<T: DeviceType>(_ type: T.Type) -> AnyPublisher<T, HomeError> {
-        FeedPublisher(home: home, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0[T.self] }).eraseToAnyPublisher()
+        FeedPublisher(home: home, scope: deviceID, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0[T.self] }).eraseToAnyPublisher()
     }
 
     /// All the device's types now, then again each time any of their traits changes.
     public func subscribeAll() -> AnyPublisher<DeviceTypeCollection, HomeError> {
-        FeedPublisher(home: home, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0 }).eraseToAnyPublisher()
+        FeedPublisher(home: home, scope: deviceID, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0 }).eraseToAnyPublisher()
     }
 
     /// ``subscribe(_:)`` as an asynchronous sequence.
     public func updates<T: DeviceType>(_ type: T.Type) -> HomeUpdates<T> {
-        HomeUpdates(home: home, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0[T.self] })
+        HomeUpdates(home: home, scope: deviceID, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0[T.self] })
     }
 
     /// ``subscribeAll()`` as an asynchronous sequence: all the device's types now, then again each time one
@@ -58,7 +58,7 @@ public struct DeviceTypeController: Sendable, Hashable {
     /// }
     /// ```
     public func updatesAll() -> HomeUpdates<DeviceTypeCollection> {
-        HomeUpdates(home: home, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0 })
+        HomeUpdates(home: home, scope: deviceID, interest: deviceChanged, render: Self.renderer(deviceID, home) { $0 })
     }
 
     /// Whether an update touched this device.

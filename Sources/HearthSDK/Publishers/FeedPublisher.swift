@@ -14,20 +14,24 @@ struct FeedPublisher<Output: Sendable>: Publisher {
     let render: @Sendable () -> FeedRender<Output>
 
     let interest: FeedInterest
+    /// The one device viewed, if one (see ``Feed/scope``).
+    let scope: String?
 
     init(
-        home: Home, keepsEvents: Bool = false, interest: @escaping FeedInterest = { _, _ in true },
+        home: Home, keepsEvents: Bool = false, scope: String? = nil, interest: @escaping FeedInterest = { _, _ in true },
         render: @autoclosure @escaping @Sendable () -> FeedRender<Output>
     ) {
         self.home = home
         self.keepsEvents = keepsEvents
+        self.scope = scope
         self.interest = interest
         self.render = render
     }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == HomeError {
         let feed = Feed(
-            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, interest: interest, render: render())
+            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, scope: scope, interest: interest,
+            render: render())
         // Attached first: a synced cache pushes its snapshot now, so that the subscriber's first request
         // can deliver the current value before `sink` returns (see FeedSubscription.request).
         home.store.attach(feed)
@@ -163,20 +167,24 @@ public struct HomeUpdates<Element: Sendable>: AsyncSequence, Sendable {
     let render: @Sendable () -> FeedRender<Element>
 
     let interest: FeedInterest
+    /// The one device viewed, if one (see ``Feed/scope``).
+    let scope: String?
 
     init(
-        home: Home, keepsEvents: Bool = false, interest: @escaping FeedInterest = { _, _ in true },
+        home: Home, keepsEvents: Bool = false, scope: String? = nil, interest: @escaping FeedInterest = { _, _ in true },
         render: @autoclosure @escaping @Sendable () -> FeedRender<Element>
     ) {
         self.home = home
         self.keepsEvents = keepsEvents
+        self.scope = scope
         self.interest = interest
         self.render = render
     }
 
     public func makeAsyncIterator() -> Iterator {
         let feed = Feed(
-            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, interest: interest, render: render())
+            keepsEvents: keepsEvents, eventBacklog: home.configuration.eventBacklog, scope: scope, interest: interest,
+            render: render())
         home.store.attach(feed)
         return Iterator(handle: FeedHandle(feed: feed))
     }
