@@ -77,6 +77,8 @@ static hearth_code parse_hub(hearth_driver *d, hearth_error *error) {
 }
 
 hearth_code hd_config_copy(hearth_driver *d, const hearth_config *config, hearth_error *error) {
+    hearth_error ignored;
+    if (!error) error = &ignored; /* the code of a failed copy below comes back through it */
     d->config = *config;
     hearth_code rc = apply_defaults(&d->config, error);
     if (rc != HEARTH_OK) return rc;
@@ -88,14 +90,14 @@ hearth_code hd_config_copy(hearth_driver *d, const hearth_config *config, hearth
         !(d->hub = hd_strdup_checked(config->hub ? config->hub : "127.0.0.1:7070", 1024, "the hub address", error)) ||
         !(d->version = hd_strdup_checked(config->version ? config->version : HEARTH_DRIVER_VERSION, 256, "the version", error)) ||
         (config->driver_id && !(d->driver_id = hd_strdup_checked(config->driver_id, 256, "the driver id", error))))
-        return error ? error->code : HEARTH_EINVAL;
+        return error->code;
     if (config->vendor_trait_schema_count) {
         if (!config->vendor_trait_schemas_json) return hd_fail(error, HEARTH_EINVAL, "vendor_trait_schemas_json is NULL");
         if (!(d->schemas = calloc(config->vendor_trait_schema_count, sizeof *d->schemas)))
             return hd_fail(error, HEARTH_ENOMEM, "out of memory");
         for (size_t i = 0; i < config->vendor_trait_schema_count; i++, d->schema_count++)
             if (!(d->schemas[i] = hd_strdup_checked(config->vendor_trait_schemas_json[i], MAX_SCHEMA_BYTES, "a vendor trait schema", error)))
-                return error ? error->code : HEARTH_EINVAL;
+                return error->code;
     }
     d->config.hub = d->config.token = d->config.driver_id = d->config.version = NULL; /* use the copies */
     d->config.vendor_trait_schemas_json = NULL;

@@ -298,6 +298,7 @@ void hd_conn_close(hd_conn *c) {
     hd_buffer_free(&c->out);
     hd_buffer_free(&c->wire);
     hd_buffer_free(&c->in);
+    hd_ring_free(&c->marks);
     free(c->read_buffer);
     free(c);
 }
@@ -343,6 +344,39 @@ void hd_conn_ready(hd_conn *c, uint32_t events) {
     if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) receive(c);
 }
 
+/* Where the request body had got when the wire reached `wire` (a count of bytes appended to c->wire). */
+typedef struct hd_mark {
+    uint64_t wire, body;
+} hd_mark;
+
+/* `n` more bytes of frames in c->wire: marks how far the body has gone to nghttp2, if further. nghttp2 pulls
+ * body bytes (read_request) only for the DATA frame it returns from the same mem_send call. */
+static int appended(hd_conn *c, size_t n) {
+    c->wire_appended += n;
+    uint64_t body = c->body_framed - hd_buffer_length(&c->out);
+    if (body == c->body_marked) return 0;
+    hd_mark *m = hd_ring_push(&c->marks, sizeof *m);
+    if (!m) return -1;
+    *m = (hd_mark){c->wire_appended, body};
+    c->body_marked = body;
+    return 0;
+}
+
+/* `n` more bytes went to the kernel: the body up to the last mark passed is written. */
+static void written(hd_conn *c, size_t n) {
+    c->wire_sent += n;
+    c->driver->stats.bytes_sent += n;
+    uint64_t body = 0;
+    bool moved = false;
+    while (c->marks.count) {
+        hd_mark *m = hd_ring_at(&c->marks, 0, sizeof *m);
+        if (m->wire > c->wire_sent) break;
+        body = m->body, moved = true;
+        hd_ring_pop(&c->marks);
+    }
+    if (moved) hd_output_written(c->driver, body);
+}
+
 void hd_conn_flush(hd_conn *c) {
     hearth_driver *d = c->driver;
     if (c->status != HD_CONN_OPEN || c->tcp_connecting) return;
@@ -356,7 +390,8 @@ void hd_conn_flush(hd_conn *c) {
             ssize_t n = nghttp2_session_mem_send(c->session, &data);
             if (n < 0) return hd_conn_failed(c, "HTTP/2: %s", nghttp2_strerror((int)n));
             if (n == 0) break;
-            if (hd_buffer_reserve(&c->wire, (size_t)n, SIZE_MAX / 2) != 0) return hd_conn_failed(c, "out of memory");
+            if (hd_buffer_reserve(&c->wire, (size_t)n, SIZE_MAX / 2) != 0 || appended(c, (size_t)n) != 0)
+                return hd_conn_failed(c, "out of memory");
             memcpy(c->wire.data + c->wire.end, data, (size_t)n);
             c->wire.end += (size_t)n;
         }
@@ -367,7 +402,7 @@ void hd_conn_flush(hd_conn *c) {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
             if (n < 0) return hd_conn_failed(c, "writing to the hub: %s", strerror(errno));
             c->wire.start += (size_t)n;
-            d->stats.bytes_sent += (uint64_t)n;
+            written(c, (size_t)n);
         }
         c->wire.start = c->wire.end = 0;
     }

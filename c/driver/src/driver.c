@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -25,10 +24,12 @@ static hearth_code open_fds(hearth_driver *d, hearth_error *error) {
     if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->wakefd, &wake) != 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->timerfd, &timer) != 0)
         return hd_fail(error, HEARTH_EIO, "epoll_ctl: %s", strerror(errno));
     if (d->config.watch_stdin == 1) {
+        /* Non-blocking while watched; the flags belong to the open file, which other processes may share (a
+         * terminal, the hub's pipe), so hearth_driver_free() puts them back. */
         struct epoll_event in = {.events = EPOLLIN, .data.u32 = HD_TAG_STDIN};
         int flags = fcntl(STDIN_FILENO, F_GETFL);
-        if (flags >= 0 && fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) == 0 &&
-            epoll_ctl(d->epfd, EPOLL_CTL_ADD, STDIN_FILENO, &in) == 0)
+        if (flags >= 0 && fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) == 0) d->stdin_flags = flags;
+        if (d->stdin_flags >= 0 && epoll_ctl(d->epfd, EPOLL_CTL_ADD, STDIN_FILENO, &in) == 0)
             d->stdin_watched = true;
         else
             hd_log(d, HEARTH_LOG_WARNING, "cannot watch standard input (%s): the driver will not notice the hub dying", strerror(errno));
@@ -46,7 +47,7 @@ hearth_driver *hearth_driver_new(const hearth_config *config, hearth_error *erro
         hd_fail(error, HEARTH_ENOMEM, "out of memory");
         return NULL;
     }
-    d->epfd = d->wakefd = d->timerfd = -1;
+    d->epfd = d->wakefd = d->timerfd = d->stdin_flags = -1;
     pthread_mutexattr_t attributes;
     pthread_mutexattr_init(&attributes);
     pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
@@ -74,12 +75,10 @@ void hearth_driver_free(hearth_driver *d) {
     if (!d) return;
     hd_conn_close(d->conn);
     hd_model_free(&d->model);
-    hd_ring_clear(&d->events);
-    hd_ring_clear(&d->results);
-    free(d->events.items);
-    free(d->results.items);
-    for (size_t i = 0; i < d->removal_count; i++) free(d->removals[i]);
-    free(d->removals);
+    hd_blobs_free(&d->events);
+    hd_blobs_free(&d->unwritten);
+    hd_blobs_free(&d->results);
+    hd_removals_free(&d->removals);
     for (size_t i = 0; i < d->schema_count; i++) free(d->schemas[i]);
     free(d->schemas);
     free(d->pending);
@@ -92,6 +91,7 @@ void hearth_driver_free(hearth_driver *d) {
     if (d->epfd >= 0) close(d->epfd);
     if (d->wakefd >= 0) close(d->wakefd);
     if (d->timerfd >= 0) close(d->timerfd);
+    if (d->stdin_flags >= 0) fcntl(STDIN_FILENO, F_SETFL, d->stdin_flags);
     pthread_mutex_destroy(&d->lock);
     free(d);
 }
@@ -109,6 +109,7 @@ hearth_code hearth_driver_add_device(hearth_driver *d, const hearth_device_desc 
     if (!d) return hd_fail(error, HEARTH_EINVAL, "no driver");
     LOCK(d);
     hearth_code rc = hd_model_add(&d->model, device, error);
+    if (rc == HEARTH_OK) hd_removals_readded(&d->removals, device->id);
     if (rc == HEARTH_OK && hd_connected(d)) hd_wake(d);
     UNLOCK(d);
     return rc;
@@ -117,22 +118,12 @@ hearth_code hearth_driver_add_device(hearth_driver *d, const hearth_device_desc 
 hearth_code hearth_driver_remove_device(hearth_driver *d, const char *id, hearth_error *error) {
     if (!d || !id) return hd_fail(error, HEARTH_EINVAL, "no driver or device id");
     LOCK(d);
-    hearth_code rc = HEARTH_OK;
     hd_device *device = hd_model_find(&d->model, id);
-    char *copy = NULL;
-    char **removals = NULL;
-    /* Queued even while disconnected: it goes out first thing in the next session. */
-    if (!device) rc = hd_fail(error, HEARTH_ENOTFOUND, "no device '%s'", id);
-    else if (d->removal_count >= HD_MAX_REMOVALS) rc = hd_fail(error, HEARTH_ELIMIT, "too many removals waiting to be sent");
-    else if (!(copy = strdup(id)) || !(removals = realloc(d->removals, (d->removal_count + 1) * sizeof *removals)))
-        rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
+    /* Queued even while disconnected: it goes out first thing in the next session (removals.c). */
+    hearth_code rc = device ? hd_removals_add(&d->removals, id, error) : hd_fail(error, HEARTH_ENOTFOUND, "no device '%s'", id);
     if (rc == HEARTH_OK) {
-        d->removals = removals;
-        d->removals[d->removal_count++] = copy;
         hd_model_remove(&d->model, device);
         if (hd_connected(d)) hd_wake(d);
-    } else {
-        free(copy);
     }
     UNLOCK(d);
     return rc;
@@ -194,15 +185,12 @@ hearth_code hearth_driver_event(hearth_driver *d, const char *id, uint32_t endpo
         Hearth__V1__Event e = HEARTH__V1__EVENT__INIT;
         e.device_id = t->device->pb.id, e.endpoint = t->endpoint, e.trait_id = trait_id, e.event_id = event_id;
         e.fields = block, e.timestamp_ms = timestamp_ms ? timestamp_ms : hd_unix_ms();
-        size_t size = hearth__v1__event__get_packed_size(&e);
-        hd_blob blob = {size <= HD_MAX_DESC_BYTES ? malloc(size ? size : 1) : NULL, size};
+        hd_blob blob;
         uint64_t dropped = d->stats.events_dropped;
-        if (size > HD_MAX_DESC_BYTES) rc = hd_fail(error, HEARTH_ELIMIT, "the event packs to %zu bytes, over 1 MiB", size);
-        else if (!blob.data) rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
-        else hearth__v1__event__pack(&e, blob.data);
-        if (rc == HEARTH_OK && hd_ring_push(&d->events, blob, d->config.max_events, HD_MAX_QUEUED_BYTES, true,
-                                             &d->stats.events_dropped) != 0)
-            rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
+        rc = hd_blob_pack(&e.base, &blob, "the event", error);
+        if (rc == HEARTH_OK && (rc = hd_blobs_push(&d->events, blob, d->config.max_events, HD_MAX_QUEUED_BYTES, true,
+                                                   &d->stats.events_dropped)))
+            hd_fail(error, rc, rc == HEARTH_ENOMEM ? "out of memory" : "the event does not fit in the queue");
         if (rc != HEARTH_OK) free(blob.data);
         /* Logged at 1, 2, 4, 8, ... drops: visible without flooding the log. */
         if (d->stats.events_dropped != dropped && !(d->stats.events_dropped & (d->stats.events_dropped - 1)))
@@ -244,7 +232,7 @@ int hearth_driver_fd(const hearth_driver *d) { return d ? d->epfd : -1; }
 hearth_code hearth_driver_process(hearth_driver *d, hearth_error *error) {
     if (!d) return hd_fail(error, HEARTH_EINVAL, "no driver");
     LOCK(d);
-    hearth_code rc = hd_process(d, error);
+    hearth_code rc = hd_process(d, NULL, 0, error);
     UNLOCK(d);
     return rc;
 }
@@ -256,11 +244,18 @@ hearth_code hearth_driver_run(hearth_driver *d, hearth_error *error) {
     if (!busy) d->running = true; /* a refused call (from a callback) must not leave the driver marked running */
     UNLOCK(d);
     if (busy) return hd_fail(error, HEARTH_ESTATE, "hearth_driver_run() is already running, or called from a callback");
+    /* One blocking epoll_wait per turn, without the lock (other threads may call in meanwhile); the turn
+     * then handles what it returned. */
     hearth_code rc;
-    while ((rc = hearth_driver_process(d, error)) == HEARTH_OK) {
-        struct pollfd p = {.fd = d->epfd, .events = POLLIN};
-        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
-            rc = hd_fail(error, HEARTH_EIO, "poll: %s", strerror(errno));
+    struct epoll_event events[8];
+    int n = 0;
+    for (;;) {
+        LOCK(d);
+        rc = hd_process(d, events, n, error);
+        UNLOCK(d);
+        if (rc != HEARTH_OK) break;
+        if ((n = hd_wait(d, events, 8)) < 0) {
+            rc = hd_fail(error, HEARTH_EIO, "epoll_wait: %s", strerror(errno));
             break;
         }
     }

@@ -186,7 +186,7 @@ void hd_inbound_message(hearth_driver *d, const uint8_t *data, size_t length) {
     switch (m->kind_case) {
     case HEARTH__V1__HUB_MESSAGE__KIND_WELCOME:
         if (d->conn && d->conn->welcomed) hd_log(d, HEARTH_LOG_WARNING, "a second Welcome from the hub; ignored");
-        else hd_session_welcomed(d, m->welcome->epoch, m->welcome->n_known_device_ids);
+        else hd_session_welcomed(d, m->welcome->epoch, m->welcome->known_device_ids, m->welcome->n_known_device_ids);
         break;
     case HEARTH__V1__HUB_MESSAGE__KIND_COMMAND: {
         Hearth__V1__CommandRequest *c = m->command;

@@ -8,8 +8,9 @@
  *   inbound.c  gRPC deframing, checking and decoding HubMessages, dispatch to callbacks
  *   produce.c  encoding what waits (answers, announcements, events, reports) when nghttp2 asks for data
  *   model.c    the devices with their current values, and which traits have unsent changes
+ *   removals.c removed device ids, kept until a Welcome shows the hub has taken them
  *   value.c    hearth_value <-> protobuf-c trees; UTF-8 and depth checks
- *   util.c     errors, logging, time, buffers
+ *   util.c     errors, logging, time, buffers, rings, packing
  *
  * Outbound data is pulled, not pushed: nothing is encoded until nghttp2's data provider asks for bytes,
  * which it does only while the hub's flow-control window is open. So a slow hub leaves changes coalesced
@@ -26,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #define HD_HIDDEN __attribute__((visibility("hidden")))
@@ -35,7 +37,7 @@
 #define HD_MAX_OUT_MESSAGE ((size_t)1 << 20)  /* Announce and Report messages are cut at about this size */
 #define HD_MAX_PROTO_DEPTH 64                 /* nesting of inbound protobuf messages */
 #define HD_MAX_HEADER_BYTES 8192              /* one header block from the hub (name + value + 32 each) */
-#define HD_MAX_REMOVALS 65536                 /* removed ids queued for the hub */
+#define HD_MAX_REMOVALS 65536                 /* removed ids kept (waiting, or sent and not yet confirmed) */
 #define HD_MAX_QUEUED_BYTES ((size_t)16 << 20) /* events waiting, and answers waiting, each */
 #define HD_MAX_ADDRESSES 8                    /* resolved addresses tried per attempt */
 #define HD_WRITE_ROUND ((size_t)256 << 10)    /* serialized bytes gathered before one send(2) */
@@ -64,6 +66,68 @@ HD_HIDDEN bool hd_utf8_valid(const char *s, size_t length);
 HD_HIDDEN char *hd_strdup_checked(const char *s, size_t max, const char *what, hearth_error *error);
 HD_HIDDEN size_t hd_varint_size(uint64_t v);
 HD_HIDDEN uint8_t *hd_put_varint(uint8_t *p, uint64_t v);
+HD_HIDDEN uint64_t hd_hash(const char *s); /* FNV-1a */
+
+/* A FIFO (a deque, at need) of fixed-size items in one circular array, grown on demand. The capacity is 0
+ * or a power of two; the item size is given at each call (sizeof the item). It holds the dirty traits, the
+ * events and answers waiting, the removals, and where the body ends in the frames on the wire. */
+typedef struct hd_ring {
+    uint8_t *items;
+    size_t head, count, cap;
+} hd_ring;
+
+/* Room for `need` items in all, order kept; -1 when out of memory. */
+HD_HIDDEN int hd_ring_reserve(hd_ring *r, size_t need, size_t size);
+HD_HIDDEN void hd_ring_free(hd_ring *r);
+/* Item i from the front. */
+static inline void *hd_ring_at(const hd_ring *r, size_t i, size_t size) {
+    return r->items + ((r->head + i) & (r->cap - 1)) * size;
+}
+/* A slot for one more item at the back (or the front); NULL when out of memory. */
+static inline void *hd_ring_push(hd_ring *r, size_t size) {
+    if (r->count == r->cap && hd_ring_reserve(r, r->count + 1, size) != 0) return NULL;
+    r->count++;
+    return hd_ring_at(r, r->count - 1, size);
+}
+static inline void *hd_ring_push_front(hd_ring *r, size_t size) {
+    if (r->count == r->cap && hd_ring_reserve(r, r->count + 1, size) != 0) return NULL;
+    r->head = (r->head + r->cap - 1) & (r->cap - 1);
+    r->count++;
+    return hd_ring_at(r, 0, size);
+}
+static inline void hd_ring_pop(hd_ring *r) { /* the front item; the ring must not be empty */
+    r->head = (r->head + 1) & (r->cap - 1);
+    r->count--;
+}
+
+/* A packed message body waiting to be framed (an event, or a CommandResult). `end`: for an event written
+ * into the connection's stream, where its message ends there (see hd_conn.body_framed). */
+typedef struct hd_blob {
+    uint8_t *data;
+    size_t length;
+    uint64_t end;
+} hd_blob;
+
+/* Packs `m` into a new blob of at most HD_MAX_DESC_BYTES (ELIMIT beyond; `what` names it). */
+HD_HIDDEN hearth_code hd_blob_pack(const ProtobufCMessage *m, hd_blob *out, const char *what, hearth_error *error);
+
+/* A queue of blobs, with the bytes they hold. */
+typedef struct hd_blobs {
+    hd_ring ring;
+    size_t bytes;
+} hd_blobs;
+
+/* Appends a blob; beyond `max_count` blobs or `max_bytes` bytes, drops the oldest (counting them in
+ * *dropped) or, without drop_oldest, refuses (HEARTH_ELIMIT). HEARTH_ENOMEM when out of memory. */
+HD_HIDDEN hearth_code hd_blobs_push(hd_blobs *q, hd_blob blob, size_t max_count, size_t max_bytes, bool drop_oldest,
+                            uint64_t *dropped);
+/* Frees the oldest blobs while more than `max_count` or `max_bytes` are held, counting them in *dropped. */
+HD_HIDDEN void hd_blobs_trim(hd_blobs *q, size_t max_count, size_t max_bytes, uint64_t *dropped);
+static inline hd_blob *hd_blobs_peek(hd_blobs *q) { return q->ring.count ? hd_ring_at(&q->ring, 0, sizeof(hd_blob)) : NULL; }
+/* Takes the oldest blob off the queue (its data is the caller's). */
+HD_HIDDEN hd_blob hd_blobs_take(hd_blobs *q);
+/* Frees every blob (and the queue's array). */
+HD_HIDDEN void hd_blobs_free(hd_blobs *q);
 
 /* ---- value.c ----------------------------------------------------------------------------------------- */
 
@@ -131,8 +195,9 @@ typedef struct hd_model {
     size_t count, cap;
     size_t announce_pending;
     size_t trait_total;
-    hd_trait **ring; /* traits with unsent changes, oldest first */
-    size_t ring_head, ring_count, ring_cap;
+    hd_ring dirty; /* hd_trait *: traits with unsent changes, oldest first; room for every trait */
+    struct hd_update_slot *slots; /* scratch of hd_model_update(), grown on demand */
+    size_t slot_cap;
 } hd_model;
 
 HD_HIDDEN void hd_model_free(hd_model *m);
@@ -156,27 +221,30 @@ static inline hd_attribute *hd_attr(const hd_trait *t, size_t i) { return (hd_at
 static inline hd_endpoint *hd_ep(const hd_device *d, size_t i) { return (hd_endpoint *)d->pb.types[i]; }
 static inline hd_trait *hd_tr(const hd_endpoint *e, size_t i) { return (hd_trait *)e->pb.traits[i]; }
 
+/* ---- removals.c -------------------------------------------------------------------------------------- */
+
+typedef struct hd_removal hd_removal;
+
+typedef struct hd_removals {
+    hd_removal **buckets; /* hash chains (a fixed number), allocated with the first removal */
+    hd_ring pending;      /* hd_removal *: to be sent in this session (or the next), oldest first */
+    hd_ring sent;         /* hd_removal *: sent, kept until a Welcome settles them, oldest first */
+} hd_removals;
+
+/* A device was removed: its id is to be sent (ELIMIT when HD_MAX_REMOVALS wait to be sent). */
+HD_HIDDEN hearth_code hd_removals_add(hd_removals *r, const char *id, hearth_error *error);
+/* A device was added: a removal of the same id still waiting goes out once, before the announcement;
+ * one already sent is forgotten. */
+HD_HIDDEN void hd_removals_readded(hd_removals *r, const char *id);
+/* The id of the i-th removal waiting to be sent. */
+HD_HIDDEN char *hd_removals_id(const hd_removals *r, size_t i);
+/* The first n waiting removals were encoded. */
+HD_HIDDEN void hd_removals_sent(hd_removals *r, size_t n);
+/* A Welcome: removals the hub still knows (`known`, local ids) wait to be sent again, the rest are forgotten. */
+HD_HIDDEN void hd_removals_welcome(hd_removals *r, char *const *known, size_t n);
+HD_HIDDEN void hd_removals_free(hd_removals *r);
+
 /* ---- the driver -------------------------------------------------------------------------------------- */
-
-/* A packed message body waiting to be framed (an event, or a CommandResult). */
-typedef struct hd_blob {
-    uint8_t *data;
-    size_t length;
-} hd_blob;
-
-typedef struct hd_blob_ring {
-    hd_blob *items;
-    size_t head, count, cap;
-    size_t bytes; /* held by the blobs */
-} hd_blob_ring;
-
-/* Appends a blob; beyond `max_count` blobs or `max_bytes` bytes, drops the oldest (counting them in
- * *dropped) or, without drop_oldest, refuses (-1). */
-HD_HIDDEN int hd_ring_push(hd_blob_ring *r, hd_blob blob, size_t max_count, size_t max_bytes, bool drop_oldest,
-                           uint64_t *dropped);
-HD_HIDDEN hd_blob *hd_ring_peek(hd_blob_ring *r);
-HD_HIDDEN void hd_ring_pop(hd_blob_ring *r);
-HD_HIDDEN void hd_ring_clear(hd_blob_ring *r);
 
 typedef struct hd_pending {
     uint64_t id;
@@ -217,9 +285,10 @@ struct hearth_driver {
 
     /* What waits to go out. */
     hd_model model;
-    hd_blob_ring events, results;
-    char **removals;
-    size_t removal_count;
+    hd_blobs events;    /* waiting to be encoded */
+    hd_blobs unwritten; /* encoded into this connection's stream, not yet written to the socket */
+    hd_blobs results;
+    hd_removals removals;
     hd_pending *pending;
     size_t pending_count;
     bool schemas_sent; /* this session */
@@ -231,6 +300,7 @@ struct hearth_driver {
     size_t *scratch_sizes, *scratch_offsets; /* per trait report: packed size, first attribute */
 
     hearth_stats stats;
+    int stdin_flags; /* standard input's file status flags before watch_stdin made it non-blocking */
 };
 
 /* Fills d's configuration from `config` (config.c). */
@@ -260,6 +330,11 @@ struct hd_conn {
     int32_t stream_id;
     hd_buffer out;  /* framed messages not yet taken by nghttp2 */
     hd_buffer wire; /* serialized frames not yet taken by the kernel */
+    /* Where the request body stands: bytes ever framed into `out` (so body_framed - length(out) have gone
+     * to nghttp2), and, per chunk of frames in `wire` that carried body bytes, how far the body had got
+     * when the chunk ends (hd_mark, oldest first), so written bytes map back to written messages. */
+    uint64_t body_framed, body_marked, wire_appended, wire_sent;
+    hd_ring marks;
     hd_buffer in;   /* inbound bytes short of a whole message */
     uint8_t *read_buffer;
     size_t header_bytes;
@@ -302,14 +377,22 @@ HD_HIDDEN bool hd_request_pending(const hearth_driver *d, uint64_t id);
 HD_HIDDEN bool hd_has_output(const hearth_driver *d);
 /* Encodes waiting messages into c->out until it holds at least `want` bytes or nothing is left. */
 HD_HIDDEN void hd_produce(hearth_driver *d, hd_conn *c, size_t want);
+/* The body is written to the socket up to `body` (a hd_conn.body_framed offset): events up to there are sent. */
+HD_HIDDEN void hd_output_written(hearth_driver *d, uint64_t body);
+/* The connection is gone: events it had not written go back to the front of the queue. */
+HD_HIDDEN void hd_output_lost(hearth_driver *d);
 /* Packs a CommandResult and queues it. */
 HD_HIDDEN hearth_code hd_queue_result(hearth_driver *d, uint64_t id, const hearth_field *fields, size_t count,
                                       uint32_t status, const char *message, hearth_error *error);
 
 /* ---- loop.c ------------------------------------------------------------------------------------------ */
 
-HD_HIDDEN hearth_code hd_process(hearth_driver *d, hearth_error *error);
-/* Welcome arrived. */
-HD_HIDDEN void hd_session_welcomed(hearth_driver *d, const char *epoch, size_t known);
+/* One turn: handles the `n` ready descriptors in `events` (epoll_wait'ed for by the caller, without the
+ * lock; NULL: looks now, without blocking), then timers and writes; arms the timer for the next. */
+HD_HIDDEN hearth_code hd_process(hearth_driver *d, const struct epoll_event *events, int n, hearth_error *error);
+/* Blocks until the driver has work; the ready descriptors go to `events`. -1 with errno when epoll fails. */
+HD_HIDDEN int hd_wait(hearth_driver *d, struct epoll_event *events, int max);
+/* Welcome arrived; `known`: the driver's devices the hub has (local ids). */
+HD_HIDDEN void hd_session_welcomed(hearth_driver *d, const char *epoch, char *const *known, size_t known_count);
 
 #endif

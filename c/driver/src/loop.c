@@ -48,12 +48,13 @@ static uint64_t backoff(hearth_driver *d) {
     return ceiling - (uint64_t)((double)ceiling * 0.5 * next_random(d));
 }
 
-/* Drops the connection and everything that belonged to its session. */
+/* Drops the connection and everything that belonged to its session; events it had not written wait again. */
 static void drop(hearth_driver *d) {
     hd_conn_close(d->conn);
     d->conn = NULL;
     hd_requests_clear(d);
-    hd_ring_clear(&d->results);
+    hd_blobs_free(&d->results);
+    hd_output_lost(d);
 }
 
 static void finish(hearth_driver *d, hearth_code code, const char *message) {
@@ -86,15 +87,16 @@ static void connect_now(hearth_driver *d, uint64_t now) {
     d->conn->keepalive_check = now + (uint64_t)d->config.keepalive_ms * MS;
 }
 
-void hd_session_welcomed(hearth_driver *d, const char *epoch, size_t known) {
+void hd_session_welcomed(hearth_driver *d, const char *epoch, char *const *known, size_t known_count) {
     d->conn->welcomed = true;
     d->attempt = 0;
     d->schemas_sent = false;
     d->stats.sessions++;
     snprintf(d->epoch, sizeof d->epoch, "%s", epoch ? epoch : "");
     hd_model_begin_session(&d->model);
-    hd_log(d, HEARTH_LOG_INFO, "connected to the hub (epoch %s): announcing %zu devices (%zu known to the hub)", d->epoch,
-           d->model.count, known);
+    hd_removals_welcome(&d->removals, known, known_count);
+    hd_log(d, HEARTH_LOG_INFO, "connected to the hub (epoch %s): announcing %zu devices (%zu known to the hub), removing %zu",
+           d->epoch, d->model.count, known_count, d->removals.pending.count);
     set_state(d, HEARTH_STATE_CONNECTED, NULL);
 }
 
@@ -198,9 +200,20 @@ static hearth_code result(hearth_driver *d, hearth_error *error) {
     return d->final.code;
 }
 
-hearth_code hd_process(hearth_driver *d, hearth_error *error) {
+int hd_wait(hearth_driver *d, struct epoll_event *events, int max) {
+    int n = epoll_wait(d->epfd, events, max, -1);
+    return n < 0 && errno == EINTR ? 0 : n;
+}
+
+hearth_code hd_process(hearth_driver *d, const struct epoll_event *events, int n, hearth_error *error) {
     if (d->in_process) return hd_fail(error, HEARTH_ESTATE, "hearth_driver_process() called from a callback");
     if (d->finished) return result(d, error);
+    struct epoll_event polled[8];
+    if (!events) { /* hearth_driver_process(): whatever is ready now */
+        n = epoll_wait(d->epfd, polled, 8, 0);
+        if (n < 0 && errno != EINTR) return hd_fail(error, HEARTH_EIO, "epoll_wait: %s", strerror(errno));
+        events = polled;
+    }
     d->in_process = true;
     uint64_t now = hd_now();
     if (!d->started) {
@@ -209,12 +222,6 @@ hearth_code hd_process(hearth_driver *d, hearth_error *error) {
         d->next_sweep = now + 1000 * MS;
         d->armed = 0;
         if (!atomic_load(&d->stop_requested)) connect_now(d, now);
-    }
-    struct epoll_event events[8];
-    int n = epoll_wait(d->epfd, events, 8, 0);
-    if (n < 0 && errno != EINTR) {
-        d->in_process = false;
-        return hd_fail(error, HEARTH_EIO, "epoll_wait: %s", strerror(errno));
     }
     for (int i = 0; i < n; i++) {
         uint64_t count;

@@ -12,33 +12,27 @@
 #define MAX_ID_BYTES 256
 #define MAX_NAME_BYTES 1024
 
-static uint64_t hash(const char *s) {
-    uint64_t h = 14695981039346656037u; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
-    return h;
-}
-
 hd_device *hd_model_find(const hd_model *m, const char *id) {
     if (!m->bucket_count) return NULL;
-    for (hd_device *d = m->buckets[hash(id) & (m->bucket_count - 1)]; d; d = d->next)
+    for (hd_device *d = m->buckets[hd_hash(id) & (m->bucket_count - 1)]; d; d = d->next)
         if (!strcmp(d->pb.id, id)) return d;
     return NULL;
 }
 
 hd_device *hd_device_at(const hd_model *m, size_t i) { return m->devices[i]; }
 
+/* One attribute of a report being applied (see hd_model_update). */
+typedef struct hd_update_slot {
+    hd_stored value;
+    hd_attribute *created; /* a new attribute's record */
+    size_t index;          /* the attribute's, SIZE_MAX for a new one, UNCHANGED for an equal value */
+} hd_update_slot;
+
+#define UNCHANGED (SIZE_MAX - 1)
+#define TRAIT_SIZE sizeof(hd_trait *)
+
 /* The ring holds every trait at most once: capacity for all of them means enqueueing never fails. */
-static int ring_ensure(hd_model *m, size_t need) {
-    if (m->ring_cap >= need) return 0;
-    size_t cap = m->ring_cap ? m->ring_cap : 64;
-    while (cap < need) cap *= 2;
-    hd_trait **ring = malloc(cap * sizeof *ring);
-    if (!ring) return -1;
-    for (size_t i = 0; i < m->ring_count; i++) ring[i] = m->ring[(m->ring_head + i) % m->ring_cap];
-    free(m->ring);
-    m->ring = ring, m->ring_cap = cap, m->ring_head = 0;
-    return 0;
-}
+static int ring_ensure(hd_model *m, size_t need) { return hd_ring_reserve(&m->dirty, need, TRAIT_SIZE); }
 
 static int devices_grow(hd_model *m) {
     size_t cap = m->cap ? m->cap * 2 : 64;
@@ -50,35 +44,32 @@ static int devices_grow(hd_model *m) {
 
 /* Queues a trait once. */
 static void enqueue(hd_model *m, hd_trait *t) {
-    if (t->queued || m->ring_count == m->ring_cap) return;
-    m->ring[(m->ring_head + m->ring_count++) % m->ring_cap] = t;
+    if (t->queued || m->dirty.count == m->dirty.cap) return;
+    *(hd_trait **)hd_ring_push(&m->dirty, TRAIT_SIZE) = t;
     t->queued = true;
 }
 
 hd_trait *hd_model_pop_dirty(hd_model *m) {
-    if (!m->ring_count) return NULL;
-    hd_trait *t = m->ring[m->ring_head];
-    m->ring_head = (m->ring_head + 1) % m->ring_cap;
-    m->ring_count--;
+    if (!m->dirty.count) return NULL;
+    hd_trait *t = *(hd_trait **)hd_ring_at(&m->dirty, 0, TRAIT_SIZE);
+    hd_ring_pop(&m->dirty);
     t->queued = false;
     return t;
 }
 
 void hd_model_push_front(hd_model *m, hd_trait *t) {
-    if (t->queued || m->ring_count == m->ring_cap) return;
-    m->ring_head = (m->ring_head + m->ring_cap - 1) % m->ring_cap;
-    m->ring[m->ring_head] = t;
-    m->ring_count++;
+    if (t->queued || m->dirty.count == m->dirty.cap) return;
+    *(hd_trait **)hd_ring_push_front(&m->dirty, TRAIT_SIZE) = t;
     t->queued = true;
 }
 
 static void ring_purge(hd_model *m, const hd_device *device) {
     size_t kept = 0;
-    for (size_t i = 0; i < m->ring_count; i++) {
-        hd_trait *t = m->ring[(m->ring_head + i) % m->ring_cap];
-        if (t->device != device) m->ring[(m->ring_head + kept++) % m->ring_cap] = t;
+    for (size_t i = 0; i < m->dirty.count; i++) {
+        hd_trait *t = *(hd_trait **)hd_ring_at(&m->dirty, i, TRAIT_SIZE);
+        if (t->device != device) *(hd_trait **)hd_ring_at(&m->dirty, kept++, TRAIT_SIZE) = t;
     }
-    m->ring_count = kept;
+    m->dirty.count = kept;
 }
 
 void hd_device_free(hd_device *d) {
@@ -144,6 +135,8 @@ static hearth_code build_trait(hd_device *device, uint32_t endpoint, const heart
 }
 
 static hearth_code build_device(const hearth_device_desc *desc, hd_device **out, size_t *traits, hearth_error *error) {
+    hearth_error ignored;
+    if (!error) error = &ignored; /* the code of a failed copy below comes back through it */
     hd_device *d = calloc(1, sizeof *d);
     if (!d) return hd_fail(error, HEARTH_ENOMEM, "out of memory adding a device");
     *out = d;
@@ -153,7 +146,7 @@ static hearth_code build_device(const hearth_device_desc *desc, hd_device **out,
     if (!(d->pb.id = hd_strdup_checked(desc->id, MAX_ID_BYTES, "the device id", error)) ||
         !(d->pb.suggested_name = hd_strdup_checked(desc->name, MAX_NAME_BYTES, "the device name", error)) ||
         !(d->pb.suggested_room = hd_strdup_checked(desc->room, MAX_NAME_BYTES, "the room name", error)))
-        return error ? error->code : HEARTH_EINVAL;
+        return error->code;
     if (!d->pb.id[0]) return hd_fail(error, HEARTH_EINVAL, "the device id is empty");
     d->pb.is_matter_device = desc->is_matter_device;
     if (desc->endpoint_count && !desc->endpoints) return hd_fail(error, HEARTH_EINVAL, "device %s: NULL endpoints", d->pb.id);
@@ -197,13 +190,13 @@ static int hash_insert(hd_model *m, hd_device *d) {
         for (size_t i = 0; i < m->bucket_count; i++)
             for (hd_device *x = m->buckets[i], *next; x; x = next) {
                 next = x->next;
-                x->next = buckets[hash(x->pb.id) & (n - 1)];
-                buckets[hash(x->pb.id) & (n - 1)] = x;
+                x->next = buckets[hd_hash(x->pb.id) & (n - 1)];
+                buckets[hd_hash(x->pb.id) & (n - 1)] = x;
             }
         free(m->buckets);
         m->buckets = buckets, m->bucket_count = n;
     }
-    hd_device **slot = &m->buckets[hash(d->pb.id) & (m->bucket_count - 1)];
+    hd_device **slot = &m->buckets[hd_hash(d->pb.id) & (m->bucket_count - 1)];
     d->next = *slot;
     *slot = d;
     return 0;
@@ -239,7 +232,7 @@ hearth_code hd_model_add(hd_model *m, const hearth_device_desc *desc, hearth_err
 }
 
 void hd_model_remove(hd_model *m, hd_device *d) {
-    hd_device **slot = &m->buckets[hash(d->pb.id) & (m->bucket_count - 1)];
+    hd_device **slot = &m->buckets[hd_hash(d->pb.id) & (m->bucket_count - 1)];
     while (*slot != d) slot = &(*slot)->next;
     *slot = d->next;
     m->devices[d->index] = m->devices[--m->count];
@@ -254,7 +247,8 @@ void hd_model_free(hd_model *m) {
     for (size_t i = 0; i < m->count; i++) hd_device_free(m->devices[i]);
     free(m->devices);
     free(m->buckets);
-    free(m->ring);
+    hd_ring_free(&m->dirty);
+    free(m->slots);
     *m = (hd_model){0};
 }
 
@@ -275,31 +269,33 @@ static void mark(hd_model *m, hd_trait *t, hd_attribute *a) {
 
 int hd_model_update(hd_model *m, hd_trait *t, const hearth_field *in, size_t n, bool queue, hearth_error *error) {
     if (n && !in) return -hd_fail(error, HEARTH_EINVAL, "NULL attributes");
-    /* All or nothing: new values are built first (on the stack for the usual few), then swapped in. */
-    hd_stored stack_values[8];
-    hd_attribute *stack_new[8];
-    hd_stored *values = n <= 8 ? stack_values : malloc(n * sizeof *values);
-    hd_attribute **created = n <= 8 ? stack_new : calloc(n, sizeof *created);
-    size_t *index = NULL;
+    /* All or nothing: new values are built first, in scratch slots the model keeps (a report on the hot path
+     * allocates nothing but what its values need), then swapped in. */
+    if (n > m->slot_cap) {
+        size_t cap = n < 8 ? 8 : n;
+        hd_update_slot *slots = cap <= SIZE_MAX / sizeof *slots ? realloc(m->slots, cap * sizeof *slots) : NULL;
+        if (!slots) return -hd_fail(error, HEARTH_ENOMEM, "out of memory");
+        m->slots = slots, m->slot_cap = cap;
+    }
+    hd_update_slot *slot = m->slots;
     hearth_code rc = HEARTH_OK;
     size_t built = 0, grow = 0;
-    if (!values || !created || !(index = malloc((n ? n : 1) * sizeof *index))) rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
     for (size_t i = 0; rc == HEARTH_OK && i < n; i++, built++) {
-        values[i].block = NULL, created[i] = NULL;
+        slot[i].value.block = NULL, slot[i].created = NULL;
         for (size_t j = 0; j < i; j++)
             if (in[j].id == in[i].id) rc = hd_fail(error, HEARTH_EINVAL, "attribute %u appears twice", in[i].id);
-        index[i] = SIZE_MAX;
+        slot[i].index = SIZE_MAX;
         for (size_t a = 0; a < t->pb.n_attributes; a++)
-            if (hd_attr(t, a)->pb.id == in[i].id) index[i] = a;
+            if (hd_attr(t, a)->pb.id == in[i].id) slot[i].index = a;
         if (rc != HEARTH_OK) break;
-        if (index[i] != SIZE_MAX && hd_value_equal(&in[i].value, hd_attr(t, index[i])->pb.value)) {
-            index[i] = SIZE_MAX - 1; /* unchanged */
+        if (slot[i].index != SIZE_MAX && hd_value_equal(&in[i].value, hd_attr(t, slot[i].index)->pb.value)) {
+            slot[i].index = UNCHANGED;
             continue;
         }
-        rc = hd_value_store(&values[i], &in[i].value, error);
-        if (rc == HEARTH_OK && index[i] == SIZE_MAX) {
+        rc = hd_value_store(&slot[i].value, &in[i].value, error);
+        if (rc == HEARTH_OK && slot[i].index == SIZE_MAX) {
             grow++;
-            if (!(created[i] = calloc(1, sizeof *created[i]))) rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
+            if (!(slot[i].created = calloc(1, sizeof *slot[i].created))) rc = hd_fail(error, HEARTH_ENOMEM, "out of memory");
         }
     }
     if (rc == HEARTH_OK && t->pb.n_attributes + grow > t->attribute_cap) {
@@ -310,31 +306,28 @@ int hd_model_update(hd_model *m, hd_trait *t, const hearth_field *in, size_t n, 
     }
     int changed = 0;
     for (size_t i = 0; i < built; i++) {
-        if (index[i] == SIZE_MAX - 1) continue;
+        if (slot[i].index == UNCHANGED) continue;
         if (rc != HEARTH_OK) {
-            hd_value_release(&values[i]);
-            free(created[i]);
+            hd_value_release(&slot[i].value);
+            free(slot[i].created);
             continue;
         }
         hd_attribute *a;
-        if (index[i] == SIZE_MAX) {
-            a = created[i];
+        if (slot[i].index == SIZE_MAX) {
+            a = slot[i].created;
             Hearth__V1__Attribute init = HEARTH__V1__ATTRIBUTE__INIT;
             a->pb = init;
             a->pb.id = in[i].id;
             t->pb.attributes[t->pb.n_attributes++] = &a->pb;
         } else {
-            a = hd_attr(t, index[i]);
+            a = hd_attr(t, slot[i].index);
             hd_value_release(&a->value);
         }
-        a->value = values[i];
+        a->value = slot[i].value;
         a->pb.value = hd_stored_value(&a->value);
         if (queue) mark(m, t, a);
         changed = 1;
     }
-    if (values != stack_values) free(values);
-    if (created != stack_new) free(created);
-    free(index);
     if (rc != HEARTH_OK) return -(int)rc;
     /* A report says the trait is reachable: bring it back online if the driver had marked it offline. */
     if (t->connectivity != HEARTH__V1__CONNECTIVITY_STATE__CONNECTIVITY_STATE_ONLINE) {
@@ -351,7 +344,7 @@ void hd_model_set_connectivity(hd_model *m, hd_trait *t, Hearth__V1__Connectivit
 }
 
 void hd_model_begin_session(hd_model *m) {
-    m->ring_count = m->ring_head = 0;
+    m->dirty.count = m->dirty.head = 0;
     m->announce_pending = m->count;
     for (size_t i = 0; i < m->count; i++) {
         hd_device *d = m->devices[i];

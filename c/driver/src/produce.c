@@ -17,7 +17,8 @@ bool hd_has_output(const hearth_driver *d) {
     if (!c || c->status != HD_CONN_OPEN) return false;
     if (!c->hello_sent) return true;
     if (!c->welcomed) return false;
-    return d->results.count || d->removal_count || d->model.announce_pending || d->events.count || d->model.ring_count;
+    return d->results.ring.count || d->removals.pending.count || d->model.announce_pending || d->events.ring.count ||
+           d->model.dirty.count;
 }
 
 /* Reserves one gRPC message of `size` bytes in c->out and returns where its body goes. */
@@ -29,8 +30,16 @@ static uint8_t *frame(hearth_driver *d, hd_conn *c, size_t size) {
     uint8_t *p = c->out.data + c->out.end;
     p[0] = 0, p[1] = (uint8_t)(size >> 24), p[2] = (uint8_t)(size >> 16), p[3] = (uint8_t)(size >> 8), p[4] = (uint8_t)size;
     c->out.end += 5 + size;
+    c->body_framed += 5 + size;
     d->stats.messages_sent++;
     return p + 5;
+}
+
+/* A length-delimited field (tag, length) of `length` bytes, framed by hand: its size, and its head. */
+static size_t field_size(size_t length) { return 1 + hd_varint_size(length) + length; }
+static uint8_t *field_head(uint8_t *p, unsigned number, size_t length) {
+    *p++ = (uint8_t)(number << 3 | 2);
+    return hd_put_varint(p, length);
 }
 
 static void emit(hearth_driver *d, hd_conn *c, Hearth__V1__DriverMessage *m) {
@@ -51,28 +60,26 @@ static void hello(hearth_driver *d, hd_conn *c) {
 
 /* Each answer is its own DriverMessage (field 5, `result`) around the CommandResult packed at answer time. */
 static void results(hearth_driver *d, hd_conn *c, size_t want) {
-    for (hd_blob *b; hd_buffer_length(&c->out) < want && (b = hd_ring_peek(&d->results)) && c->status == HD_CONN_OPEN;
-         hd_ring_pop(&d->results)) {
-        uint8_t *p = frame(d, c, 1 + hd_varint_size(b->length) + b->length);
+    for (hd_blob *b; hd_buffer_length(&c->out) < want && (b = hd_blobs_peek(&d->results)) && c->status == HD_CONN_OPEN;) {
+        uint8_t *p = frame(d, c, field_size(b->length));
         if (!p) return;
-        *p++ = 5 << 3 | 2;
-        p = hd_put_varint(p, b->length);
-        memcpy(p, b->data, b->length);
-        free(b->data);
+        memcpy(field_head(p, 5, b->length), b->data, b->length);
+        free(hd_blobs_take(&d->results).data);
         d->stats.answers++;
     }
 }
 
+/* The removals are kept once sent, until a Welcome settles them (removals.c). */
 static void removals(hearth_driver *d, hd_conn *c) {
-    size_t n = d->removal_count < MAX_PER_MESSAGE ? d->removal_count : MAX_PER_MESSAGE;
+    char *ids[MAX_PER_MESSAGE];
+    size_t n = 0;
+    for (; n < d->removals.pending.count && n < MAX_PER_MESSAGE; n++) ids[n] = hd_removals_id(&d->removals, n);
     Hearth__V1__RemoveDevices r = HEARTH__V1__REMOVE_DEVICES__INIT;
-    r.n_device_ids = n, r.device_ids = d->removals;
+    r.n_device_ids = n, r.device_ids = ids;
     Hearth__V1__DriverMessage m = HEARTH__V1__DRIVER_MESSAGE__INIT;
     m.kind_case = HEARTH__V1__DRIVER_MESSAGE__KIND_REMOVE, m.remove = &r;
     emit(d, c, &m);
-    for (size_t i = 0; i < n; i++) free(d->removals[i]);
-    memmove(d->removals, d->removals + n, (d->removal_count - n) * sizeof *d->removals);
-    d->removal_count -= n;
+    if (c->status == HD_CONN_OPEN) hd_removals_sent(&d->removals, n);
 }
 
 /* The announcement carries each device's current values, so their unsent changes are dropped with it. */
@@ -113,28 +120,56 @@ static void announce(hearth_driver *d, hd_conn *c) {
     free(list);
 }
 
-/* DriverMessage{events (4): EventReport{events (1): Event...}} around events packed when they happened. */
+/* DriverMessage{events (4): EventReport{events (1): Event...}} around events packed when they happened.
+ * Each event is kept (in d->unwritten) until its message is written to the socket: see hd_output_lost(). */
 static void events(hearth_driver *d, hd_conn *c) {
     size_t n = 0, inner = 0;
-    for (; n < d->events.count && n < MAX_PER_MESSAGE; n++) {
-        size_t length = d->events.items[(d->events.head + n) % d->events.cap].length;
-        size_t size = 1 + hd_varint_size(length) + length;
-        if (n > 0 && inner + size > HD_MAX_OUT_MESSAGE) break;
-        inner += size;
+    for (; n < d->events.ring.count && n < MAX_PER_MESSAGE; n++) {
+        size_t length = ((hd_blob *)hd_ring_at(&d->events.ring, n, sizeof(hd_blob)))->length;
+        if (n > 0 && inner + field_size(length) > HD_MAX_OUT_MESSAGE) break;
+        inner += field_size(length);
     }
-    uint8_t *p = frame(d, c, 1 + hd_varint_size(inner) + inner);
+    if (hd_ring_reserve(&d->unwritten.ring, d->unwritten.ring.count + n, sizeof(hd_blob)) != 0)
+        return hd_conn_failed(c, "out of memory encoding events");
+    uint8_t *p = frame(d, c, field_size(inner));
     if (!p) return;
-    *p++ = 4 << 3 | 2;
-    p = hd_put_varint(p, inner);
-    for (size_t i = 0; i < n; i++, hd_ring_pop(&d->events)) {
-        hd_blob *b = hd_ring_peek(&d->events);
-        *p++ = 1 << 3 | 2;
-        p = hd_put_varint(p, b->length);
-        memcpy(p, b->data, b->length);
-        p += b->length;
-        free(b->data);
+    p = field_head(p, 4, inner);
+    for (size_t i = 0; i < n; i++) {
+        hd_blob b = hd_blobs_take(&d->events);
+        p = field_head(p, 1, b.length);
+        memcpy(p, b.data, b.length);
+        p += b.length;
+        b.end = c->body_framed;
+        hd_blobs_push(&d->unwritten, b, SIZE_MAX, SIZE_MAX, false, NULL); /* room reserved above */
     }
-    d->stats.events_sent += n;
+}
+
+void hd_output_written(hearth_driver *d, uint64_t body) {
+    for (hd_blob *b; (b = hd_blobs_peek(&d->unwritten)) && b->end <= body;) {
+        free(hd_blobs_take(&d->unwritten).data);
+        d->stats.events_sent++;
+    }
+}
+
+/* Events in the stream's buffers (ours, nghttp2's, the frames not yet taken by the kernel) when the
+ * connection ends are not lost: they go back before the ones still waiting, to be sent in the next session,
+ * within max_events (the oldest go first, counted as dropped). Those the kernel took are sent: TCP does not
+ * say whether the hub read them. */
+void hd_output_lost(hearth_driver *d) {
+    hd_ring *back = &d->unwritten.ring;
+    for (; back->count; back->count--) {
+        hd_blob b = *(hd_blob *)hd_ring_at(back, back->count - 1, sizeof b);
+        d->unwritten.bytes -= b.length;
+        hd_blob *slot = hd_ring_push_front(&d->events.ring, sizeof *slot);
+        if (!slot) {
+            free(b.data);
+            d->stats.events_dropped++;
+            continue;
+        }
+        *slot = b;
+        d->events.bytes += b.length;
+    }
+    hd_blobs_trim(&d->events, d->config.max_events, HD_MAX_QUEUED_BYTES, &d->stats.events_dropped);
 }
 
 /* DriverMessage{report (3): Report{traits (1): TraitReport...}}: the dirty attributes of up to
@@ -164,7 +199,7 @@ static void reports(hearth_driver *d, hd_conn *c) {
             if (hd_attr(t, a)->dirty) r->attributes[r->n_attributes++] = &hd_attr(t, a)->pb;
         if (t->connectivity_dirty) r->connectivity = t->connectivity;
         size_t size = hearth__v1__trait_report__get_packed_size(r);
-        if (n > 0 && inner + 1 + hd_varint_size(size) + size > HD_MAX_OUT_MESSAGE) {
+        if (n > 0 && inner + field_size(size) > HD_MAX_OUT_MESSAGE) {
             hd_model_push_front(m, t);
             break;
         }
@@ -174,18 +209,16 @@ static void reports(hearth_driver *d, hd_conn *c) {
         t->connectivity_dirty = false;
         d->scratch_sizes[n] = size;
         d->scratch_offsets[n] = used;
-        inner += 1 + hd_varint_size(size) + size;
+        inner += field_size(size);
         used += r->n_attributes;
         n++;
     }
     if (n == 0) return;
-    uint8_t *p = frame(d, c, 1 + hd_varint_size(inner) + inner);
+    uint8_t *p = frame(d, c, field_size(inner));
     if (!p) return;
-    *p++ = 3 << 3 | 2;
-    p = hd_put_varint(p, inner);
+    p = field_head(p, 3, inner);
     for (size_t i = 0; i < n; i++) {
-        *p++ = 1 << 3 | 2;
-        p = hd_put_varint(p, d->scratch_sizes[i]);
+        p = field_head(p, 1, d->scratch_sizes[i]);
         p += hearth__v1__trait_report__pack(&d->scratch_reports[i], p);
     }
     d->stats.trait_reports_sent += n;
@@ -193,17 +226,17 @@ static void reports(hearth_driver *d, hd_conn *c) {
 
 void hd_produce(hearth_driver *d, hd_conn *c, size_t want) {
     while (hd_buffer_length(&c->out) < want && c->status == HD_CONN_OPEN) {
-        size_t before = hd_buffer_length(&c->out), ring = d->model.ring_count;
+        size_t before = hd_buffer_length(&c->out), ring = d->model.dirty.count;
         if (!c->hello_sent) hello(d, c);
         else if (!c->welcomed) break;
-        else if (d->results.count) results(d, c, want);
-        else if (d->removal_count) removals(d, c);
+        else if (d->results.ring.count) results(d, c, want);
+        else if (d->removals.pending.count) removals(d, c);
         else if (d->model.announce_pending) announce(d, c);
-        else if (d->events.count) events(d, c);
-        else if (d->model.ring_count) reports(d, c);
+        else if (d->events.ring.count) events(d, c);
+        else if (d->model.dirty.count) reports(d, c);
         else break;
         /* Every step writes or consumes something; a step that could not (out of memory) must not spin. */
-        if (hd_buffer_length(&c->out) == before && d->model.ring_count == ring) break;
+        if (hd_buffer_length(&c->out) == before && d->model.dirty.count == ring) break;
     }
 }
 
@@ -224,17 +257,13 @@ hearth_code hd_queue_result(hearth_driver *d, uint64_t id, const hearth_field *f
         if (rc != HEARTH_OK) return rc;
         r.fields = block;
     }
-    size_t size = hearth__v1__command_result__get_packed_size(&r);
-    hd_blob blob = {size <= HD_MAX_DESC_BYTES ? malloc(size ? size : 1) : NULL, size};
-    hearth_code rc = HEARTH_OK;
-    if (size > HD_MAX_DESC_BYTES) rc = hd_fail(error, HEARTH_ELIMIT, "the answer packs to %zu bytes, over 1 MiB", size);
-    else if (!blob.data) rc = hd_fail(error, HEARTH_ENOMEM, "out of memory encoding an answer");
-    else hearth__v1__command_result__pack(&r, blob.data);
+    hd_blob blob;
+    hearth_code rc = hd_blob_pack(&r.base, &blob, "the answer", error);
     free(block);
     free(text);
     if (rc == HEARTH_OK &&
-        hd_ring_push(&d->results, blob, (size_t)d->config.max_requests * 2, HD_MAX_QUEUED_BYTES, false, NULL) != 0)
-        rc = hd_fail(error, HEARTH_ELIMIT, "too many answers waiting to be sent");
+        (rc = hd_blobs_push(&d->results, blob, (size_t)d->config.max_requests * 2, HD_MAX_QUEUED_BYTES, false, NULL)))
+        hd_fail(error, rc, rc == HEARTH_ELIMIT ? "too many answers waiting to be sent" : "out of memory queueing an answer");
     if (rc != HEARTH_OK) free(blob.data);
     else hd_wake(d);
     return rc;

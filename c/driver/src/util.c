@@ -137,40 +137,74 @@ uint8_t *hd_put_varint(uint8_t *p, uint64_t v) {
     return p;
 }
 
-/* ---- rings of packed messages (events, answers) ------------------------------------------------------ */
+uint64_t hd_hash(const char *s) {
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+    return h;
+}
 
-int hd_ring_push(hd_blob_ring *r, hd_blob blob, size_t max_count, size_t max_bytes, bool drop_oldest,
-                 uint64_t *dropped) {
-    if (blob.length > max_bytes) return -1;
-    while (r->count && (r->count >= max_count || r->bytes + blob.length > max_bytes)) {
-        if (!drop_oldest) return -1;
-        free(hd_ring_peek(r)->data);
-        hd_ring_pop(r);
-        if (dropped) (*dropped)++;
+/* ---- rings ------------------------------------------------------------------------------------------- */
+
+int hd_ring_reserve(hd_ring *r, size_t need, size_t size) {
+    if (r->cap >= need) return 0;
+    size_t cap = r->cap ? r->cap : 16;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2 / size) return -1;
+        cap *= 2;
     }
-    if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        hd_blob *items = malloc(cap * sizeof *items);
-        if (!items) return -1;
-        for (size_t i = 0; i < r->count; i++) items[i] = r->items[(r->head + i) % r->cap];
-        free(r->items);
-        r->items = items, r->cap = cap, r->head = 0;
-    }
-    r->items[(r->head + r->count) % r->cap] = blob;
-    r->count++;
-    r->bytes += blob.length;
+    uint8_t *items = malloc(cap * size);
+    if (!items) return -1;
+    for (size_t i = 0; i < r->count; i++) memcpy(items + i * size, hd_ring_at(r, i, size), size);
+    free(r->items);
+    r->items = items, r->cap = cap, r->head = 0;
     return 0;
 }
 
-hd_blob *hd_ring_peek(hd_blob_ring *r) { return r->count ? &r->items[r->head] : NULL; }
-
-void hd_ring_pop(hd_blob_ring *r) {
-    if (!r->count) return;
-    r->bytes -= r->items[r->head].length;
-    r->head = (r->head + 1) % r->cap;
-    r->count--;
+void hd_ring_free(hd_ring *r) {
+    free(r->items);
+    *r = (hd_ring){0};
 }
 
-void hd_ring_clear(hd_blob_ring *r) {
-    for (hd_blob *b; (b = hd_ring_peek(r)); hd_ring_pop(r)) free(b->data);
+/* ---- packed messages (events, answers) and queues of them -------------------------------------------- */
+
+hearth_code hd_blob_pack(const ProtobufCMessage *m, hd_blob *out, const char *what, hearth_error *error) {
+    size_t size = protobuf_c_message_get_packed_size(m);
+    *out = (hd_blob){NULL, size, 0};
+    if (size > HD_MAX_DESC_BYTES) return hd_fail(error, HEARTH_ELIMIT, "%s packs to %zu bytes, over 1 MiB", what, size);
+    if (!(out->data = malloc(size ? size : 1))) return hd_fail(error, HEARTH_ENOMEM, "out of memory packing %s", what);
+    protobuf_c_message_pack(m, out->data);
+    return HEARTH_OK;
+}
+
+hd_blob hd_blobs_take(hd_blobs *q) {
+    hd_blob b = *hd_blobs_peek(q);
+    hd_ring_pop(&q->ring);
+    q->bytes -= b.length;
+    return b;
+}
+
+void hd_blobs_trim(hd_blobs *q, size_t max_count, size_t max_bytes, uint64_t *dropped) {
+    while (q->ring.count && (q->ring.count > max_count || q->bytes > max_bytes)) {
+        free(hd_blobs_take(q).data);
+        if (dropped) (*dropped)++;
+    }
+}
+
+hearth_code hd_blobs_push(hd_blobs *q, hd_blob blob, size_t max_count, size_t max_bytes, bool drop_oldest,
+                          uint64_t *dropped) {
+    if (blob.length > max_bytes || max_count == 0) return HEARTH_ELIMIT;
+    bool full = q->ring.count >= max_count || q->bytes + blob.length > max_bytes;
+    if (full && !drop_oldest) return HEARTH_ELIMIT;
+    if (full) hd_blobs_trim(q, max_count - 1, max_bytes - blob.length, dropped);
+    hd_blob *slot = hd_ring_push(&q->ring, sizeof *slot);
+    if (!slot) return HEARTH_ENOMEM;
+    *slot = blob;
+    q->bytes += blob.length;
+    return HEARTH_OK;
+}
+
+void hd_blobs_free(hd_blobs *q) {
+    while (q->ring.count) free(hd_blobs_take(q).data);
+    hd_ring_free(&q->ring);
+    q->bytes = 0;
 }

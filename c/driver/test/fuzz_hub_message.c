@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c->driver = d, c->fd = -1, c->status = HD_CONN_OPEN, c->hello_sent = true, c->grpc_status = -1;
     d->conn = c;
     d->in_process = true;
-    hd_session_welcomed(d, "fuzz", 0);
+    hd_session_welcomed(d, "fuzz", NULL, 0);
 
     if (data[0] % 2 == 0) {
         hd_inbound_message(d, data + 2, size - 2);

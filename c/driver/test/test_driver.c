@@ -10,13 +10,17 @@
  * Input lines:  report DEV EP TRAIT ATTR KIND VALUE   (KIND: uint, int, bool, string)
  *               event DEV EP TRAIT EVENT VALUE         (one uint field 0)
  *               offline|online DEV EP TRAIT
- *               flood N                                (N reports of counter.count, as fast as it can)
+ *               flood-until-lost SECONDS               (reports of counter.count in batches while connected,
+ *                                                       the loop turning between batches; at most SECONDS)
+ *               barrier                                (BARRIER once the loop has flushed what came before)
  *               add-late | remove DEV | stats | stop
  * Output lines: STATE name [why], REQUEST kind device trait id, REJECTED subject code message, ERROR ...,
- *               FLOODED n, STATS ..., EXIT name (then exit 0 for a stop, 3 refused, 4 replaced, 1 other). */
+ *               FLOODING n (after each batch), FLOODED n count lost|timeout|not-connected, BARRIER,
+ *               STATS ..., EXIT name (then exit 0 for a stop, 3 refused, 4 replaced, 1 other). */
 #define _GNU_SOURCE
 #include <hearth/driver.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -57,9 +61,15 @@ typedef struct state {
     uint64_t later_id; /* a request answered on a later tick */
     struct timespec later_at;
     pthread_mutex_t print;
+    bool threaded;
+    /* The loop's progress, for the input thread: ticks so far, and whether the driver is connected. */
+    pthread_mutex_t sync;
+    pthread_cond_t changed;
+    unsigned long ticks;
+    bool connected;
 } state;
 
-static state S = {.print = PTHREAD_MUTEX_INITIALIZER};
+static state S = {.print = PTHREAD_MUTEX_INITIALIZER, .sync = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
 
 static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *format, ...) {
@@ -81,6 +91,35 @@ static void on_state(hearth_driver *d, hearth_state st, const hearth_error *why,
     (void)d, (void)epoch, (void)user;
     static const char *const names[] = {"idle", "connecting", "connected", "waiting", "stopping", "stopped"};
     say("STATE %s %s", names[st], why ? why->message : "");
+    pthread_mutex_lock(&S.sync);
+    S.connected = st == HEARTH_STATE_CONNECTED;
+    pthread_cond_broadcast(&S.changed);
+    pthread_mutex_unlock(&S.sync);
+}
+
+static bool connected(void) {
+    pthread_mutex_lock(&S.sync);
+    bool yes = S.connected;
+    pthread_mutex_unlock(&S.sync);
+    return yes;
+}
+
+/* Lets the driver's loop take `turns` turns (threaded: that many ticks, or until the state changes, at most
+ * 10 s; embedded: runs them). */
+static void let_loop_run(hearth_driver *d, unsigned turns) {
+    if (!S.threaded) {
+        for (unsigned i = 0; i < turns; i++) hearth_driver_process(d, NULL);
+        return;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    pthread_mutex_lock(&S.sync);
+    unsigned long until = S.ticks + turns;
+    bool was = S.connected;
+    while (S.ticks < until && S.connected == was && pthread_cond_timedwait(&S.changed, &S.sync, &deadline) != ETIMEDOUT) {
+    }
+    pthread_mutex_unlock(&S.sync);
 }
 
 static void on_rejection(hearth_driver *d, const char *subject, uint32_t code, const char *message, void *user) {
@@ -130,6 +169,10 @@ static void on_request(hearth_driver *d, const hearth_request *r, void *user) {
 /* The deferred answer of `later`, from the tick. */
 static void on_tick(hearth_driver *d, void *user) {
     (void)user;
+    pthread_mutex_lock(&S.sync);
+    S.ticks++;
+    pthread_cond_broadcast(&S.changed);
+    pthread_mutex_unlock(&S.sync);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (!S.later_id || now.tv_sec < S.later_at.tv_sec || (now.tv_sec == S.later_at.tv_sec && now.tv_nsec < S.later_at.tv_nsec))
@@ -173,12 +216,33 @@ static void command(hearth_driver *d, char *line) {
         check(hearth_driver_set_connectivity(d, dev, ep, trait, HEARTH_CONNECTIVITY_OFFLINE, &e), &e, "offline");
     } else if (sscanf(line, "online %63s %u %i", dev, &ep, (int *)&trait) == 3) {
         check(hearth_driver_set_connectivity(d, dev, ep, trait, HEARTH_CONNECTIVITY_ONLINE, &e), &e, "online");
-    } else if (sscanf(line, "flood %llu", &n) == 1) {
-        for (unsigned long long i = 0; i < n; i++) {
-            hearth_field f = {0, hearth_uint(++S.count)};
-            check(hearth_driver_report(d, "counter", 1, COUNTER, &f, 1, &e), &e, "flood");
+    } else if (sscanf(line, "flood-until-lost %llu", &n) == 1) {
+        /* Batches of reports while connected; between batches the loop turns (a tick), so it sends them and
+         * notices the hub's end however fast the batches come. */
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        unsigned long long made = 0;
+        const char *why = "not-connected";
+        while (connected()) {
+            for (int i = 0; i < 10000; i++, made++) {
+                hearth_field f = {0, hearth_uint(++S.count)};
+                check(hearth_driver_report(d, "counter", 1, COUNTER, &f, 1, &e), &e, "flood");
+            }
+            say("FLOODING %llu", made);
+            why = "lost";
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((unsigned long long)(now.tv_sec - start.tv_sec) >= n) {
+                why = "timeout";
+                break;
+            }
+            let_loop_run(d, 1);
         }
-        say("FLOODED %llu %" PRIu64, n, S.count);
+        say("FLOODED %llu %" PRIu64 " %s", made, S.count, why);
+    } else if (!strncmp(line, "barrier", 7)) {
+        /* Any turn that starts after this call sends what came before it; the second tick from now comes
+         * after such a turn has ended. */
+        let_loop_run(d, 2);
+        say("BARRIER");
     } else if (sscanf(line, "remove %63s", dev) == 1) {
         check(hearth_driver_remove_device(d, dev, &e), &e, "remove");
     } else if (!strncmp(line, "add-late", 8)) {
@@ -220,7 +284,7 @@ int main(int argc, char **argv) {
     hearth_config config = {0};
     bool threaded = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--threaded")) threaded = true;
+        if (!strcmp(argv[i], "--threaded")) threaded = S.threaded = true;
         else if (!strcmp(argv[i], "--hub") && i + 1 < argc) config.hub = argv[++i];
         else if (!strcmp(argv[i], "--token") && i + 1 < argc) config.token = argv[++i];
         else return fprintf(stderr, "usage: test-driver --hub ADDRESS --token TOKEN [--threaded]\n"), 2;

@@ -1,12 +1,20 @@
 /* White-box tests of libhearth-driver without a hub: values, the model's coalescing, the hand-made framing
- * of outbound messages (decoded back with protobuf-c), inbound decoding and dispatch, limits, config.
- * A driver is "connected" to a fake connection (no socket) so produce and inbound run as in a session. */
+ * of outbound messages (decoded back with protobuf-c), inbound decoding and dispatch, limits, config,
+ * removals and events across sessions, allocation failures, the loop's waits. A driver is "connected" to a
+ * fake connection (no socket) so produce and inbound run as in a session, or to a peer on a Unix socket
+ * that speaks just enough HTTP/2 to take what it writes. The binary is linked with --wrap for malloc,
+ * calloc, realloc, epoll_wait and poll, so tests can count those calls and fail allocations. */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 static int failures, checks;
 
@@ -15,6 +23,36 @@ static int failures, checks;
         checks++;                                                                                                  \
         if (!(cond)) failures++, fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
     } while (0)
+
+/* ---- wrapped calls ----------------------------------------------------------------------------------- */
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+int __real_epoll_wait(int fd, struct epoll_event *events, int max, int timeout);
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+int __wrap_epoll_wait(int fd, struct epoll_event *events, int max, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+
+static long allocations;     /* malloc, calloc and realloc calls since reset */
+static long fail_at = -1;    /* the allocation (counting from 0) that fails; -1: none */
+static long polls, nonblocking_waits, blocking_waits;
+
+static bool failing(void) { return allocations++ == fail_at; }
+void *__wrap_malloc(size_t size) { return failing() ? NULL : __real_malloc(size); }
+void *__wrap_calloc(size_t count, size_t size) { return failing() ? NULL : __real_calloc(count, size); }
+void *__wrap_realloc(void *p, size_t size) { return failing() ? NULL : __real_realloc(p, size); }
+int __wrap_epoll_wait(int fd, struct epoll_event *events, int max, int timeout) {
+    timeout ? blocking_waits++ : nonblocking_waits++;
+    return __real_epoll_wait(fd, events, max, timeout);
+}
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout) {
+    polls++;
+    return __real_poll(fds, n, timeout);
+}
 
 /* ---- helpers ----------------------------------------------------------------------------------------- */
 
@@ -61,7 +99,20 @@ static hd_conn *fake_session(hearth_driver *d) {
     c->driver = d, c->fd = -1, c->status = HD_CONN_OPEN, c->hello_sent = true, c->grpc_status = -1;
     d->conn = c;
     d->in_process = true; /* as inside hearth_driver_process(): no wake-ups, and callbacks cannot re-enter */
-    hd_session_welcomed(d, "epoch-1", 0);
+    hd_session_welcomed(d, "epoch-1", NULL, 0);
+    return c;
+}
+
+/* The connection is lost (whatever it had not written waits again), and a new one is welcomed by a hub that
+ * knows the devices in `known`. */
+static hd_conn *reconnect(hearth_driver *d, char **known, size_t n) {
+    hd_conn_close(d->conn);
+    d->conn = NULL;
+    hd_output_lost(d);
+    hd_conn *c = calloc(1, sizeof *c);
+    c->driver = d, c->fd = -1, c->status = HD_CONN_OPEN, c->hello_sent = true, c->grpc_status = -1;
+    d->conn = c;
+    hd_session_welcomed(d, "epoch-n", known, n);
     return c;
 }
 
@@ -252,7 +303,8 @@ static void test_model_and_reports(void) {
     /* A new session announces the current values and forgets unsent changes. */
     CHECK(hearth_driver_report(d, "a", 1, 0x0402, &fresh, 1, &e) == HEARTH_OK);
     c->welcomed = false;
-    hd_session_welcomed(d, "epoch-2", 1);
+    char *known[] = {"a"};
+    hd_session_welcomed(d, "epoch-2", known, 1); /* the hub has no "b": its removal was delivered, and is forgotten */
     hd_produce(d, c, SIZE_MAX);
     n = drain(c, m, 8);
     CHECK(n == 1 && m[0]->kind_case == HEARTH__V1__DRIVER_MESSAGE__KIND_ANNOUNCE);
@@ -409,6 +461,405 @@ static void test_wire_check(void) {
     CHECK(hd_wire_check(&hearth__v1__value__descriptor, group, 1, HD_MAX_PROTO_DEPTH) == -1);
 }
 
+/* The kind of each message in c->out (drained); the ids of the first RemoveDevices into `removed`. */
+static size_t kinds(hd_conn *c, int *out, size_t max, char *removed, size_t size) {
+    Hearth__V1__DriverMessage *m[8];
+    size_t n = drain(c, m, 8);
+    if (removed) removed[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i < max) out[i] = (int)m[i]->kind_case;
+        if (removed && m[i]->kind_case == HEARTH__V1__DRIVER_MESSAGE__KIND_REMOVE)
+            for (size_t j = 0; j < m[i]->remove->n_device_ids; j++)
+                snprintf(removed + strlen(removed), size - strlen(removed), "%s%s", j ? "," : "", m[i]->remove->device_ids[j]);
+    }
+    free_all(m, n);
+    return n;
+}
+
+enum { REMOVE = HEARTH__V1__DRIVER_MESSAGE__KIND_REMOVE, ANNOUNCE = HEARTH__V1__DRIVER_MESSAGE__KIND_ANNOUNCE };
+
+/* A removal is kept until a Welcome shows the hub has taken it. */
+static void test_removals_across_sessions(void) {
+    seen s = {0};
+    hearth_driver *d = driver(&s, 0);
+    hearth_error e;
+    add_sensor(d, "a");
+    add_sensor(d, "b");
+    add_sensor(d, "c");
+    hd_conn *c = fake_session(d);
+    int k[8];
+    char removed[256];
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE);
+
+    /* Encoded, then the connection drops: the hub still lists "a", so the next session removes it again. */
+    CHECK(hearth_driver_remove_device(d, "a", &e) == HEARTH_OK);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 1 && k[0] == REMOVE && !strcmp(removed, "a"));
+    char *abc[] = {"a", "b", "c"}, *bc[] = {"b", "c"}, *b[] = {"b"};
+    c = reconnect(d, abc, 3);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 2 && k[0] == REMOVE && !strcmp(removed, "a") && k[1] == ANNOUNCE);
+    /* Delivered this time: the next Welcome does not list it, and it is forgotten. */
+    c = reconnect(d, bc, 2);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE);
+    CHECK(d->removals.pending.count == 0 && d->removals.sent.count == 0);
+
+    /* Removed while away, of a device the hub does not have: nothing to send (no NOT_FOUND from the hub). */
+    hd_conn_close(d->conn), d->conn = NULL;
+    CHECK(hearth_driver_remove_device(d, "c", &e) == HEARTH_OK);
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE && d->removals.sent.count == 0);
+
+    /* Removed and added again before the removal went out: replaced (removal, then announcement), once. */
+    hd_conn_close(d->conn), d->conn = NULL;
+    CHECK(hearth_driver_remove_device(d, "b", &e) == HEARTH_OK);
+    add_sensor(d, "b");
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 2 && k[0] == REMOVE && !strcmp(removed, "b") && k[1] == ANNOUNCE);
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE);
+
+    /* Removed (sent), added again (announced): the hub has it again; a later Welcome removes nothing. */
+    CHECK(hearth_driver_remove_device(d, "b", &e) == HEARTH_OK);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == REMOVE);
+    add_sensor(d, "b");
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE);
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, NULL, 0) == 1 && k[0] == ANNOUNCE);
+
+    /* ... and removed once more: a new removal, kept like the first. */
+    CHECK(hearth_driver_remove_device(d, "b", &e) == HEARTH_OK);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 1 && k[0] == REMOVE && !strcmp(removed, "b"));
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 1 && k[0] == REMOVE && !strcmp(removed, "b"));
+
+    /* Added, then while away removed, added and removed again: one removal (and no device to announce). */
+    add_sensor(d, "b");
+    hd_conn_close(d->conn), d->conn = NULL;
+    CHECK(hearth_driver_remove_device(d, "b", &e) == HEARTH_OK);
+    add_sensor(d, "b");
+    CHECK(hearth_driver_remove_device(d, "b", &e) == HEARTH_OK);
+    c = reconnect(d, b, 1);
+    hd_produce(d, c, SIZE_MAX);
+    CHECK(kinds(c, k, 8, removed, sizeof removed) == 1 && k[0] == REMOVE && !strcmp(removed, "b"));
+    CHECK(d->removals.pending.count == 0 && d->removals.sent.count == 1);
+    hearth_driver_free(d);
+}
+
+/* The uint field 0 of every event in the EventReports in c->out (drained), appended to `values`. */
+static size_t event_values(hd_conn *c, uint64_t *values, size_t n, size_t max) {
+    Hearth__V1__DriverMessage *m[8];
+    size_t got = drain(c, m, 8);
+    for (size_t i = 0; i < got; i++)
+        for (size_t j = 0; m[i]->kind_case == HEARTH__V1__DRIVER_MESSAGE__KIND_EVENTS && j < m[i]->events->n_events; j++)
+            if (n < max) values[n++] = m[i]->events->events[j]->fields->fields[0]->value->uint_value;
+    free_all(m, got);
+    return n;
+}
+
+static void event(hearth_driver *d, uint64_t value) {
+    hearth_field f = {0, hearth_uint(value)};
+    hearth_error e;
+    CHECK(hearth_driver_event(d, "a", 1, 0x0402, 3, &f, 1, 1000, &e) == HEARTH_OK);
+}
+
+/* Events encoded into a connection that ends before writing them are sent in the next session (within
+ * max_events), and counted as sent only once written. */
+static void test_events_kept_until_written(void) {
+    seen s = {0};
+    hearth_driver *d = driver(&s, 8);
+    add_sensor(d, "a");
+    hd_conn *c = fake_session(d);
+    hd_produce(d, c, SIZE_MAX);
+    drain(c, (Hearth__V1__DriverMessage *[8]){0}, 0);
+    for (uint64_t i = 0; i < 5; i++) event(d, i);
+    hd_produce(d, c, SIZE_MAX);
+    hd_output_written(d, c->body_framed - 1); /* all but the message's last byte */
+    hearth_stats st;
+    hearth_driver_stats(d, &st);
+    CHECK(st.events_sent == 0 && d->unwritten.ring.count == 5 && d->events.ring.count == 0);
+    c = reconnect(d, NULL, 0); /* the 5 wait again; 5 more make 10, over max_events (8): the 2 oldest go */
+    for (uint64_t i = 5; i < 10; i++) event(d, i);
+    hearth_driver_stats(d, &st);
+    CHECK(st.events_sent == 0 && st.events_dropped == 2 && d->events.ring.count == 8);
+    uint64_t values[16];
+    hd_produce(d, c, SIZE_MAX);
+    size_t n = event_values(c, values, 0, 16);
+    CHECK(n == 8 && values[0] == 2 && values[7] == 9);
+    hd_output_written(d, c->body_framed);
+    hearth_driver_stats(d, &st);
+    CHECK(st.events_sent == 8 && st.events_dropped == 2 && d->unwritten.ring.count == 0);
+    hearth_driver_free(d);
+}
+
+/* ---- a peer on a Unix socket ------------------------------------------------------------------------- */
+
+typedef struct peer {
+    int listener, fd;
+    char path[108], dir[64];
+    uint8_t *bytes; /* everything read on the current connection */
+    size_t length, cap;
+} peer;
+
+static void peer_listen(peer *p) {
+    snprintf(p->dir, sizeof p->dir, "/tmp/hearth-unit-XXXXXX");
+    CHECK(mkdtemp(p->dir) != NULL);
+    snprintf(p->path, sizeof p->path, "%s/hub.sock", p->dir);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", p->path);
+    p->listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(bind(p->listener, (struct sockaddr *)&a, sizeof a) == 0 && listen(p->listener, 4) == 0);
+    p->fd = -1;
+}
+
+/* Takes the driver's connection and opens the HTTP/2 flow-control windows wide (a SETTINGS frame and two
+ * WINDOW_UPDATEs, to 2^31 - 1), so what the driver writes is bounded by the socket only. */
+static void peer_accept(peer *p) {
+    p->fd = accept4(p->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    CHECK(p->fd >= 0);
+    p->length = 0;
+    uint8_t frames[9 + 2 * 13] = {0, 0, 0, 4}; /* SETTINGS, empty */
+    for (int stream = 0; stream < 2; stream++) {
+        uint8_t *w = frames + 9 + 13 * stream;
+        w[2] = 4, w[3] = 8, w[8] = (uint8_t)stream, w[9] = 0x7F, w[10] = 0xFF; /* WINDOW_UPDATE 0x7FFF0000 */
+    }
+    CHECK(write(p->fd, frames, sizeof frames) == (ssize_t)sizeof frames);
+}
+
+static void peer_read(peer *p) {
+    for (;;) {
+        if (p->cap - p->length < 65536) p->bytes = realloc(p->bytes, p->cap = p->cap * 2 + 65536);
+        ssize_t n = read(p->fd, p->bytes + p->length, p->cap - p->length);
+        if (n <= 0) return;
+        p->length += (size_t)n;
+    }
+}
+
+/* The event values in the whole gRPC messages of the request body the peer has read (DATA on stream 1). */
+static size_t peer_events(const peer *p, uint64_t *values, size_t max) {
+    static uint8_t body[4 << 20];
+    size_t at = 24, length = 0, n = 0; /* after the connection preface */
+    while (at + 9 <= p->length) {
+        const uint8_t *f = p->bytes + at;
+        size_t size = (size_t)f[0] << 16 | (size_t)f[1] << 8 | f[2];
+        if (at + 9 + size > p->length) break;
+        if (f[3] == 0 && f[8] == 1 && length + size <= sizeof body) { /* DATA, stream 1 (nghttp2 does not pad) */
+            memcpy(body + length, f + 9, size);
+            length += size;
+        }
+        at += 9 + size;
+    }
+    for (size_t m = 0; m + 5 <= length;) {
+        size_t size = (size_t)body[m + 1] << 24 | (size_t)body[m + 2] << 16 | (size_t)body[m + 3] << 8 | body[m + 4];
+        if (m + 5 + size > length) break;
+        Hearth__V1__DriverMessage *msg = hearth__v1__driver_message__unpack(NULL, size, body + m + 5);
+        CHECK(msg != NULL);
+        for (size_t j = 0; msg && msg->kind_case == HEARTH__V1__DRIVER_MESSAGE__KIND_EVENTS && j < msg->events->n_events; j++)
+            if (n < max) values[n++] = msg->events->events[j]->fields->fields[0]->value->uint_value;
+        if (msg) hearth__v1__driver_message__free_unpacked(msg, NULL);
+        m += 5 + size;
+    }
+    return n;
+}
+
+/* Runs the driver's turns (waiting on its fd up to 10 ms each) until `done` or about five seconds. */
+static void turns(hearth_driver *d, bool (*done)(hearth_driver *)) {
+    for (int i = 0; i < 500 && !done(d); i++) {
+        struct pollfd p = {hearth_driver_fd(d), POLLIN, 0};
+        __real_poll(&p, 1, 10);
+        hearth_driver_process(d, NULL);
+    }
+}
+static bool has_conn(hearth_driver *d) { return d->conn != NULL; }
+static bool waiting(hearth_driver *d) { return d->state == HEARTH_STATE_WAITING; }
+static bool blocked(hearth_driver *d) { return d->conn && hd_buffer_length(&d->conn->wire) > 0; }
+
+/* Events through a real nghttp2 session: the connection ends with messages in every buffer (ours, and the
+ * frames the kernel would not take); the hub got exactly the events counted as sent, and the rest come in
+ * the next session, in order, none twice. */
+static void test_events_on_the_wire(void) {
+    enum { EVENTS = 30000 };
+    peer p = {0};
+    peer_listen(&p);
+    hearth_config config = {0};
+    char hub[120];
+    snprintf(hub, sizeof hub, "unix:%s", p.path);
+    config.token = "t", config.hub = hub, config.on_log = quiet, config.max_events = EVENTS;
+    config.reconnect_initial_ms = 1, config.reconnect_max_ms = 1;
+    hearth_error e;
+    hearth_driver *d = hearth_driver_new(&config, &e);
+    add_sensor(d, "a");
+    turns(d, has_conn);
+    int sndbuf = 64 << 10; /* well under the ~800 KiB of events, whatever the system's default */
+    CHECK(setsockopt(d->conn->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) == 0);
+    peer_accept(&p);
+    hd_session_welcomed(d, "wire", NULL, 0);
+    for (uint64_t i = 0; i < EVENTS; i++) event(d, i);
+    turns(d, blocked); /* the peer reads nothing: the socket fills */
+    CHECK(blocked(d) && d->unwritten.ring.count > 0);
+    peer_read(&p);
+    close(p.fd);
+    turns(d, waiting);
+    static uint64_t values[EVENTS + 1];
+    size_t first = peer_events(&p, values, EVENTS);
+    hearth_stats st;
+    hearth_driver_stats(d, &st);
+    CHECK(d->state == HEARTH_STATE_WAITING && first > 0 && first < EVENTS);
+    CHECK(st.events_sent == first && st.events_dropped == 0 && d->events.ring.count == EVENTS - first);
+
+    turns(d, has_conn);
+    peer_accept(&p);
+    hd_session_welcomed(d, "wire", NULL, 0);
+    for (int i = 0; i < 500 && st.events_sent < EVENTS; i++) { /* the peer reads as the driver writes */
+        struct pollfd w = {hearth_driver_fd(d), POLLIN, 0};
+        __real_poll(&w, 1, 10);
+        hearth_driver_process(d, NULL);
+        peer_read(&p);
+        hearth_driver_stats(d, &st);
+    }
+    size_t second = peer_events(&p, values + first, EVENTS + 1 - first);
+    CHECK(st.events_sent == EVENTS && first + second == EVENTS);
+    size_t wrong = 0;
+    for (size_t i = 0; i < first + second; i++) wrong += values[i] != i;
+    CHECK(wrong == 0);
+    hearth_driver_free(d);
+    close(p.fd), close(p.listener), unlink(p.path), rmdir(p.dir);
+    free(p.bytes);
+}
+
+/* ---- allocation failures, the hot path, the loop ------------------------------------------------------ */
+
+static hearth_code add_big(hearth_driver *d, hearth_error *error) {
+    hearth_field attrs[] = {{0, hearth_int(1)}, {1, hearth_string("a string value")}};
+    hearth_trait_desc t[] = {{0x0402, attrs, 2, HEARTH_LOCALITY_LOCAL}, {0x0003, attrs, 1, HEARTH_LOCALITY_LOCAL}};
+    hearth_endpoint_desc ep[] = {{1, 0x0302, true, t, 2}, {2, 0x0302, false, t, 1}};
+    hearth_device_desc dev = {"big", "A name", "A room", false, ep, 2};
+    return hearth_driver_add_device(d, &dev, error);
+}
+
+/* Each allocation failing in turn: the call returns ENOMEM (never EINVAL), with or without an error
+ * struct, and leaves nothing behind (the sanitizer build checks leaks). */
+static void test_out_of_memory(void) {
+    for (int with_error = 0; with_error < 2; with_error++) {
+        seen s = {0};
+        hearth_driver *d = driver(&s, 0);
+        hearth_error e, *error = with_error ? &e : NULL;
+        int bad = 0;
+        hearth_code rc = HEARTH_ENOMEM;
+        for (long at = 0; rc != HEARTH_OK && at < 1000; at++) {
+            allocations = 0, fail_at = at;
+            rc = add_big(d, error);
+            fail_at = -1;
+            bad += rc != HEARTH_OK && rc != HEARTH_ENOMEM;
+            if (rc != HEARTH_OK) CHECK(!hd_model_find(&d->model, "big"));
+        }
+        CHECK(rc == HEARTH_OK && bad == 0);
+        hearth_field f[] = {{1, hearth_string("another")}, {7, hearth_uint(1)}};
+        for (long at = 0, done = 0; !done && at < 100; at++) {
+            allocations = 0, fail_at = at;
+            rc = hearth_driver_report(d, "big", 1, 0x0402, f, 2, error);
+            fail_at = -1;
+            CHECK(rc == HEARTH_OK || rc == HEARTH_ENOMEM);
+            done = rc == HEARTH_OK;
+        }
+        for (long at = 0, done = 0; !done && at < 100; at++) {
+            allocations = 0, fail_at = at;
+            rc = hearth_driver_event(d, "big", 1, 0x0402, 1, f, 2, 0, error);
+            fail_at = -1;
+            CHECK(rc == HEARTH_OK || rc == HEARTH_ENOMEM);
+            done = rc == HEARTH_OK;
+        }
+        for (long at = 0, done = 0; !done && at < 100; at++) {
+            allocations = 0, fail_at = at;
+            rc = hearth_driver_remove_device(d, "big", error);
+            fail_at = -1;
+            CHECK(rc == HEARTH_OK || rc == HEARTH_ENOMEM);
+            done = rc == HEARTH_OK;
+        }
+        CHECK(!hd_model_find(&d->model, "big"));
+        hearth_driver_free(d);
+
+        /* The configuration's copies (hearth_driver_new cannot say its code without an error struct). */
+        const char *schemas[] = {"{}", "{\"x\": 1}"};
+        hearth_config c = {0};
+        c.token = "t", c.hub = "[::1]:7070", c.driver_id = "id", c.version = "1";
+        c.vendor_trait_schemas_json = schemas, c.vendor_trait_schema_count = 2;
+        for (long at = 0, done = 0; !done && at < 100; at++) {
+            hearth_driver *x = calloc(1, sizeof *x);
+            x->epfd = x->wakefd = x->timerfd = x->stdin_flags = -1;
+            allocations = 0, fail_at = at;
+            rc = hd_config_copy(x, &c, error);
+            fail_at = -1;
+            CHECK(rc == HEARTH_OK || rc == HEARTH_ENOMEM);
+            done = rc == HEARTH_OK;
+            hearth_driver_free(x);
+        }
+    }
+}
+
+/* A report of changed scalar values allocates nothing (the model's scratch is reused). */
+static void test_report_allocates_nothing(void) {
+    seen s = {0};
+    hearth_driver *d = driver(&s, 0);
+    add_sensor(d, "a");
+    hd_conn *c = fake_session(d);
+    hd_produce(d, c, SIZE_MAX);
+    drain(c, (Hearth__V1__DriverMessage *[8]){0}, 0);
+    hearth_error e;
+    hearth_field f[] = {{0, hearth_int(0)}, {1, hearth_string("x")}};
+    CHECK(hearth_driver_report(d, "a", 1, 0x0402, f, 1, &e) == HEARTH_OK);
+    allocations = 0;
+    for (int i = 1; i <= 100; i++) {
+        f[0].value = hearth_int(i);
+        CHECK(hearth_driver_report(d, "a", 1, 0x0402, f, 2, &e) == HEARTH_OK);
+    }
+    CHECK(allocations == 0);
+    hearth_driver_free(d);
+}
+
+/* watch_stdin makes standard input non-blocking while the driver lives, and only then. */
+static void test_stdin_flags(void) {
+    int saved = dup(STDIN_FILENO), pipe_fds[2];
+    CHECK(saved >= 0 && pipe(pipe_fds) == 0 && dup2(pipe_fds[0], STDIN_FILENO) == STDIN_FILENO);
+    int before = fcntl(STDIN_FILENO, F_GETFL);
+    hearth_config c = {0};
+    c.token = "t", c.on_log = quiet, c.watch_stdin = 1;
+    hearth_driver *d = hearth_driver_new(&c, NULL);
+    CHECK(d && d->stdin_watched && (fcntl(STDIN_FILENO, F_GETFL) & O_NONBLOCK));
+    hearth_driver_free(d);
+    CHECK(!(before & O_NONBLOCK) && fcntl(STDIN_FILENO, F_GETFL) == before);
+    dup2(saved, STDIN_FILENO);
+    close(saved), close(pipe_fds[0]), close(pipe_fds[1]);
+}
+
+static void stop_at_ten(hearth_driver *d, void *user) {
+    if (++*(int *)user == 10) hearth_driver_stop(d);
+}
+
+/* run() blocks once per turn: one epoll_wait, no poll() before it and no second look after it. */
+static void test_run_waits_once(void) {
+    int ticks = 0;
+    hearth_config c = {0};
+    c.token = "t", c.hub = "unix:/nonexistent/hearth-unit.sock", c.on_log = quiet;
+    c.on_tick = stop_at_ten, c.tick_ms = 5, c.user = &ticks;
+    hearth_error e;
+    hearth_driver *d = hearth_driver_new(&c, &e);
+    polls = nonblocking_waits = blocking_waits = 0;
+    CHECK(hearth_driver_run(d, &e) == HEARTH_OK && ticks == 10);
+    CHECK(polls == 0 && nonblocking_waits == 0 && blocking_waits >= 10);
+    hearth_driver_free(d);
+}
+
 int main(void) {
     test_utf8();
     test_values();
@@ -418,6 +869,13 @@ int main(void) {
     test_events();
     test_requests();
     test_wire_check();
+    test_removals_across_sessions();
+    test_events_kept_until_written();
+    test_events_on_the_wire();
+    test_out_of_memory();
+    test_report_allocates_nothing();
+    test_stdin_flags();
+    test_run_waits_once();
     printf("unit: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -18,8 +18,8 @@
  *     hearth_driver_free(driver);
  *
  * Errors. Every function that can fail returns a hearth_code (HEARTH_OK is 0) and, when `error` is not
- * NULL, fills it with the code and a message saying what and why. Log lines go to the on_log callback,
- * or to stderr when there is none.
+ * NULL, fills it with the code and a message saying what and why; the code is the same either way. Log
+ * lines go to the on_log callback, or to stderr when there is none.
  *
  * Threads. A driver has an internal lock: every function may be called from any thread, except as noted.
  * hearth_driver_run() or hearth_driver_process() (one thread at a time) do the I/O and call the callbacks
@@ -31,7 +31,8 @@
  * Memory. Descriptions and values passed in are copied before the call returns. Pointers the library
  * passes to callbacks are valid only during the callback. Everything the library buffers is bounded:
  * reports are coalesced per trait (newest value wins) while the hub is slow or away, events are kept up to
- * a count (oldest dropped and counted), answers up to the number of requests in flight.
+ * a count (oldest dropped and counted), answers up to the number of requests in flight, removals up to
+ * 65,536 ids.
  */
 #ifndef HEARTH_DRIVER_H
 #define HEARTH_DRIVER_H
@@ -301,7 +302,8 @@ typedef struct hearth_config {
     hearth_log_level log_level;       /* lines below it are not logged (stderr or on_log): HEARTH_LOG_INFO */
 
     /* 1: stop when standard input ends (the hub supervises the driver and closes the pipe when it dies,
-     * even by SIGKILL). 0: no. hearth_config_from_env() sets it from HEARTH_SUPERVISED=1. */
+     * even by SIGKILL). 0: no. hearth_config_from_env() sets it from HEARTH_SUPERVISED=1. Standard input is
+     * non-blocking (O_NONBLOCK) from hearth_driver_new() to hearth_driver_free(), which restores its flags. */
     int watch_stdin;
 
     uint32_t reconnect_initial_ms; /* 200: the first wait after a lost connection; doubles per attempt */
@@ -330,8 +332,9 @@ HEARTH_API void hearth_config_from_env(hearth_config *config);
  * Returns NULL on failure, with `error` set (HEARTH_ECONFIG, HEARTH_ENOMEM, HEARTH_EIO). */
 HEARTH_API hearth_driver *hearth_driver_new(const hearth_config *config, hearth_error *error);
 
-/* Closes the connection at once (without flushing: stop and run to the end first for that) and frees
- * everything. Not concurrently with any other call on `driver`; not from a callback. NULL is fine. */
+/* Closes the connection at once (without flushing: stop and run to the end first for that), frees
+ * everything, and gives standard input back its flags (watch_stdin). Not concurrently with any other call
+ * on `driver`; not from a callback. NULL is fine. */
 HEARTH_API void hearth_driver_free(hearth_driver *driver);
 
 /* Adds a device, or replaces the one with the same id. The description is copied; the device is announced
@@ -341,8 +344,12 @@ HEARTH_API hearth_code hearth_driver_add_device(hearth_driver *driver, const hea
                                                 hearth_error *error);
 
 /* Removes a device for good: the hub deletes it, with the name and room the user gave it (told at once
- * when connected, else first thing in the next session). A device that is only unreachable should be
- * reported offline instead, see hearth_driver_set_connectivity(). ENOTFOUND for an unknown id. */
+ * when connected, else first thing in the next session). The hub does not acknowledge a removal, so the
+ * library keeps it until the next session's Welcome shows whether the hub still has the device: if the
+ * connection ended before the hub took it, it is sent again then. Adding a device with the same id later
+ * replaces it (a removal not yet sent goes first). A device that is only unreachable should be reported
+ * offline instead, see hearth_driver_set_connectivity(). ENOTFOUND for an unknown id; ELIMIT when 65,536
+ * removals wait to be sent. */
 HEARTH_API hearth_code hearth_driver_remove_device(hearth_driver *driver, const char *device_id,
                                                    hearth_error *error);
 
@@ -360,7 +367,10 @@ HEARTH_API hearth_code hearth_driver_set_connectivity(hearth_driver *driver, con
                                                       hearth_connectivity connectivity, hearth_error *error);
 
 /* Sends an event (a button press, a state change). Events are never coalesced and keep their order; while
- * disconnected up to `max_events` are kept, then the oldest are dropped (counted in the stats).
+ * disconnected up to `max_events` are kept, then the oldest are dropped (counted in the stats). An event
+ * is kept until the message carrying it has been written to the socket whole: if the connection ends
+ * first, it is sent again in the next session, before newer ones (within `max_events`). One written to the
+ * socket counts as sent, even if the connection then dies before the hub reads it (TCP does not tell).
  * `timestamp_ms`: Unix time in milliseconds, 0 for now. */
 HEARTH_API hearth_code hearth_driver_event(hearth_driver *driver, const char *device_id, uint32_t endpoint,
                                            uint32_t trait_id, uint32_t event_id, const hearth_field *fields,
@@ -377,7 +387,8 @@ HEARTH_API hearth_code hearth_driver_fail(hearth_driver *driver, uint64_t reques
                                           const char *message, hearth_error *error);
 
 /* Runs the driver on the calling thread: connects, serves, reconnects, until hearth_driver_stop() or
- * standard input ends (watch_stdin). Returns HEARTH_OK after such a stop, HEARTH_EREFUSED or
+ * standard input ends (watch_stdin). Each turn blocks once, in epoll_wait on hearth_driver_fd() without
+ * the lock, then does what is due. Returns HEARTH_OK after such a stop, HEARTH_EREFUSED or
  * HEARTH_EREPLACED when the hub refused the driver for good, or HEARTH_EIO when the loop itself broke. */
 HEARTH_API hearth_code hearth_driver_run(hearth_driver *driver, hearth_error *error);
 
@@ -403,7 +414,8 @@ HEARTH_API hearth_state hearth_driver_state(hearth_driver *driver);
 typedef struct hearth_stats {
     uint64_t reports;            /* hearth_driver_report() calls that changed something */
     uint64_t trait_reports_sent; /* trait reports written to the hub (after coalescing) */
-    uint64_t events_sent, events_dropped;
+    uint64_t events_sent;        /* events written to the socket (see hearth_driver_event) */
+    uint64_t events_dropped;     /* events dropped over max_events */
     uint64_t requests, answers;  /* requests received; answers written */
     uint64_t messages_sent, messages_received;
     uint64_t bytes_sent, bytes_received; /* HTTP/2 bytes on the socket */
