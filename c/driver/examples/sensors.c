@@ -20,12 +20,14 @@
 #include <string.h>
 #include <time.h>
 
-enum { IDENTIFY = 0x0003, TEMPERATURE = 0x0402, HUMIDITY = 0x0405, BOOLEAN_STATE = 0x0045, OCCUPANCY = 0x0406 };
+enum { IDENTIFY = 0x0003, BASIC_INFORMATION = 0x0028, TEMPERATURE = 0x0402, HUMIDITY = 0x0405, BOOLEAN_STATE = 0x0045,
+       OCCUPANCY = 0x0406 };
 enum { TEMPERATURE_SENSOR, HUMIDITY_SENSOR, CONTACT_SENSOR, OCCUPANCY_SENSOR, KINDS };
 static const uint32_t device_types[KINDS] = {0x0302, 0x0307, 0x0015, 0x0107};
 static const uint32_t measured[KINDS] = {TEMPERATURE, HUMIDITY, BOOLEAN_STATE, OCCUPANCY};
 static const char *const names[KINDS] = {"Temperature sensor", "Humidity sensor", "Contact sensor", "Motion sensor"};
 static const char *const ids[KINDS] = {"temperature", "humidity", "contact", "occupancy"};
+static const char *const products[KINDS] = {"Sensors TS-1", "Sensors HS-1", "Sensors CS-1", "Sensors PIR-1"};
 static const char *const rooms[] = {"Living room", "Kitchen", "Bedroom", "Hallway", "Office"};
 
 typedef struct sensor {
@@ -86,9 +88,20 @@ static void add(hearth_driver *d, sensor *x, size_t index) {
                                 {3, hearth_uint((uint64_t)x->hold)}, {4, hearth_struct(hold_limits, 3)}};
     const hearth_field *measures[KINDS] = {temperature, humidity, contact, occupancy};
     const size_t counts[KINDS] = {3, 3, 1, 5};
-    hearth_trait_desc traits[] = {{IDENTIFY, identify, 2, HEARTH_LOCALITY_LOCAL},
-                                  {measured[x->kind], measures[x->kind], counts[x->kind], HEARTH_LOCALITY_LOCAL}};
-    hearth_endpoint_desc endpoint = {1, device_types[x->kind], true, traits, 2};
+    /* Who made it, as Matter's BasicInformation says it (a Matter test vendor id: no real vendor's). */
+    hearth_field minima[] = {{0, hearth_uint(3)}, {1, hearth_uint(3)}};
+    hearth_field information[] = {
+        {0x00, hearth_uint(18)}, {0x01, hearth_string("Hearth C Sensors")}, {0x02, hearth_uint(0xFFF4)},
+        {0x03, hearth_string(products[x->kind])}, {0x04, hearth_uint(0xC001 + (uint64_t)x->kind)},
+        {0x05, hearth_string("")}, {0x06, hearth_string("XX")}, {0x07, hearth_uint(1)}, {0x08, hearth_string("1.0")},
+        {0x09, hearth_uint(0x01000000)}, {0x0A, hearth_string("1.0.0")}, {0x0F, hearth_string(x->id)},
+        {0x12, hearth_string(x->id)}, {0x13, hearth_struct(minima, 2)}, {0x15, hearth_uint(0x01040000)},
+        {0x16, hearth_uint(1)}};
+    hearth_trait_desc traits[] = {
+        {IDENTIFY, identify, 2, HEARTH_LOCALITY_LOCAL},
+        {measured[x->kind], measures[x->kind], counts[x->kind], HEARTH_LOCALITY_LOCAL},
+        {BASIC_INFORMATION, information, sizeof information / sizeof *information, HEARTH_LOCALITY_LOCAL}};
+    hearth_endpoint_desc endpoint = {1, device_types[x->kind], true, traits, 3};
     char name[64];
     snprintf(name, sizeof name, "%s %zu", names[x->kind], index + 1);
     hearth_device_desc device = {x->id, name, rooms[index % (sizeof rooms / sizeof *rooms)], false, &endpoint, 1};

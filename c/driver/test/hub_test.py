@@ -405,6 +405,9 @@ def case_supervised(ctx):
     hub, w = ctx["hub"], ctx["watch"]
     w.wait(lambda: all(f"sensors/{k}-1" in w.devices for k in ("temperature", "humidity", "contact", "occupancy")),
            "the four sensors", timeout=30)
+    # A complete BasicInformation, vendor and product ids included, as the Home APIs' guides read it.
+    w.wait(lambda: w.attribute("sensors/temperature-1", 0x0028, 0x02) == 0xFFF4
+           and w.attribute("sensors/occupancy-1", 0x0028, 0x04) == 0xC004, "BasicInformation with vendor and product ids")
     call(hub, "SendCommand", cs.SendCommandRequest(
         device_id="sensors/temperature-1", endpoint=1, trait_id=0x0003, command_id=0,
         fields=values_pb2.StructValue(fields=[values_pb2.Field(id=0, value=uint(3))])))
