@@ -44,6 +44,8 @@ final class RoomsViewModel: ObservableObject {
             for line in summaries { print(line) }
             break
         }
+        // Both chains deliver on the main queue, in no fixed order between them: give the second its turn.
+        for _ in 0..<1000 where pairs == 0 { try await Task.sleep(for: .milliseconds(10)) }
         guard pairs > 0 else { throw GuideFailure("the value-only sink saw nothing") }
     }
 

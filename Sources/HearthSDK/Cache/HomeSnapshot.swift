@@ -64,11 +64,17 @@ struct HomeSnapshot: Sendable {
                 let trait = device.types[type].traits.firstIndex(where: { $0.traitID == t.state.traitID })
             else { return }
             var merged = device.types[type].traits[trait]
-            for attribute in t.state.attributes {
-                if let index = merged.attributes.firstIndex(where: { $0.id == attribute.id }) {
-                    merged.attributes[index] = attribute
-                } else {
-                    merged.attributes.append(attribute)
+            if t.state.attributes.count >= merged.attributes.count,
+                zip(merged.attributes, t.state.attributes).allSatisfy({ $0.id == $1.id })
+            {
+                merged.attributes = t.state.attributes  // the whole trait, as the hub sends it: no merging
+            } else {
+                for attribute in t.state.attributes {
+                    if let index = merged.attributes.firstIndex(where: { $0.id == attribute.id }) {
+                        merged.attributes[index] = attribute
+                    } else {
+                        merged.attributes.append(attribute)
+                    }
                 }
             }
             merged.confirmed = t.state.confirmed

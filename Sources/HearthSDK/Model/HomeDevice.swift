@@ -36,7 +36,7 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
                 dataSourceLocality: DataSourceLocality(proto: proto.locality))
             types = DeviceTypeController(device: proto, home: home)
             revision = proto.revision
-            self.proto = proto.withoutRevisions
+            self.proto = proto
         }
     }
 
@@ -64,7 +64,11 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
         storage = Storage(proto, home: home)
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storage === rhs.storage || lhs.proto == rhs.proto }
+    /// Equal when everything a user sees is: the hub's revisions are left out (compared only when the two
+    /// values are not the same version, so building a value costs no copy of the message).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage || lhs.proto.withoutRevisions == rhs.proto.withoutRevisions
+    }
     /// Hashes the id only: equal devices have equal ids, and a `Set<HomeDevice>` (what `batched()` emits)
     /// then costs one string hash per device instead of hashing every trait value of every device.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
