@@ -51,8 +51,13 @@ extension Home {
             if resuming { onSynced() }
             for try await response in responses {
                 if response.hasRelist { throw WatchEnd.relist }
-                if var fresh = building {
+                // Taken out of the optional, so that it is uniquely referenced and applying a response does
+                // not copy what was built so far (it did, once per response: quadratic in the home's size).
+                if var fresh = building.take() {
                     for change in response.changes { fresh.apply(change) }
+                    // What the snapshot's own responses change is not an update anyone sees (the update is
+                    // the difference to the old cache, made at the synced mark): keep no record of it.
+                    fresh.delta = HomeSnapshot.Delta()
                     fresh.revision = max(fresh.revision, response.revision)
                     if !response.epoch.isEmpty { fresh.epoch = response.epoch }
                     guard response.synced else {

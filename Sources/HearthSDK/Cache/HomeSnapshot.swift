@@ -54,8 +54,12 @@ struct HomeSnapshot: Sendable {
         case .roomRemoved(let removed):
             if rooms.removeValue(forKey: removed.roomID) != nil { delta.rooms.insert(removed.roomID) }
         case .device(let d):
-            let old = devices.updateValue(CachedDevice(d), forKey: d.id)
-            if old?.proto.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
+            // A new device is a change without comparing (a snapshot of 100k devices made 100k copies here).
+            if let old = devices.updateValue(CachedDevice(d), forKey: d.id) {
+                if old.proto.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
+            } else {
+                delta.devices.insert(d.id)
+            }
         case .deviceRemoved(let id):
             if devices.removeValue(forKey: id) != nil { delta.devices.insert(id) }
         case .trait(let t):
