@@ -1,0 +1,107 @@
+public import HearthModel
+import HearthProto
+public import HearthTypes
+
+/// A device's types; `collection[T.self]` gives one, or nil when the device lacks it.
+///
+/// It holds the device's types as the hub sent them (sharing the cached message's storage) and builds the
+/// typed values only when asked: a device that is listed or emitted but never opened costs no second copy
+/// of its attributes.
+public struct DeviceTypeCollection: Sendable, Hashable {
+    /// One device type of the device: an endpoint with its traits, untyped (tools, vendor types).
+    public struct Instance: Sendable, Hashable {
+        /// The device type's id.
+        public let deviceTypeID: DeviceTypeID
+        /// The endpoint number.
+        public let endpoint: UInt32
+        /// Whether it is the device's primary type.
+        public let isPrimary: Bool
+        /// Its traits, bound to the hub.
+        public let traits: TraitCollection
+    }
+
+    let types: [Hearth_V1_DeviceTypeInstance]
+    let deviceID: String
+    let home: Home
+
+    init(device: Hearth_V1_Device, home: Home) {
+        types = device.types
+        deviceID = device.id
+        self.home = home
+    }
+
+    /// Every device type of the device, in the hub's order (built on each call: keep the value when it is
+    /// read often).
+    public var instances: [Instance] { types.map(instance) }
+
+    /// The device type `T`, or nil when the device lacks it (the primary instance first when there are
+    /// several).
+    public subscript<T: DeviceType>(_ type: T.Type) -> T? {
+        let id = T.deviceTypeID.rawValue
+        guard let found = types.first(where: { $0.deviceTypeID == id && $0.primary }) ?? types.first(where: { $0.deviceTypeID == id })
+        else { return nil }
+        return T(traits: instance(found).traits, isPrimaryType: found.primary)
+    }
+
+    /// The ids of the device types present.
+    public var deviceTypeIDs: [DeviceTypeID] { types.map { DeviceTypeID($0.deviceTypeID) } }
+
+    /// One type with its traits converted and bound to the hub.
+    private func instance(_ type: Hearth_V1_DeviceTypeInstance) -> Instance {
+        var data: [TraitID: TraitData] = [:]
+        data.reserveCapacity(type.traits.count)
+        for trait in type.traits {
+            var attributes: [AttributeID: Value] = [:]
+            attributes.reserveCapacity(trait.attributes.count)
+            for attribute in trait.attributes { attributes[AttributeID(attribute.id)] = Value(proto: attribute.value) }
+            data[TraitID(trait.traitID)] = TraitData(
+                attributes: attributes,
+                metadata: TraitMetadata(
+                    sourceConnectivity: SourceConnectivity(
+                        connectivityState: ConnectivityState(proto: trait.connectivity),
+                        dataSourceLocality: DataSourceLocality(proto: trait.locality))))
+        }
+        let sender = HubSender(home: home, deviceID: deviceID, endpoint: type.endpoint)
+        return Instance(
+            deviceTypeID: DeviceTypeID(type.deviceTypeID), endpoint: type.endpoint, isPrimary: type.primary,
+            traits: TraitCollection(data, sender: sender))
+    }
+
+    /// Equal when the types, their traits' values and connectivity are: the hub's revisions, the
+    /// `confirmed` flag and the order of attributes within a trait are left out, as the typed values leave
+    /// them out.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.types.count == rhs.types.count else { return false }
+        return zip(lhs.types, rhs.types).allSatisfy { a, b in
+            a.endpoint == b.endpoint && a.deviceTypeID == b.deviceTypeID && a.primary == b.primary
+                && a.traits.count == b.traits.count
+                && zip(a.traits, b.traits).allSatisfy(Self.sameValues)
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for type in types {
+            hasher.combine(type.endpoint)
+            hasher.combine(type.deviceTypeID)
+            hasher.combine(type.primary)
+            for trait in type.traits {
+                hasher.combine(trait.traitID)
+                hasher.combine(trait.connectivity)
+                hasher.combine(trait.locality)
+                // Order-insensitive, as == is.
+                hasher.combine(trait.attributes.reduce(0) { $0 &+ $1.hashValue })
+            }
+        }
+    }
+
+    private static func sameValues(_ a: Hearth_V1_TraitState, _ b: Hearth_V1_TraitState) -> Bool {
+        guard a.traitID == b.traitID, a.connectivity == b.connectivity, a.locality == b.locality,
+            a.attributes.count == b.attributes.count
+        else { return false }
+        if a.attributes == b.attributes { return true }
+        // The same attributes in another order.
+        var values: [UInt32: Hearth_V1_Value] = [:]
+        for attribute in a.attributes { values[attribute.id] = attribute.value }
+        return b.attributes.allSatisfy { values[$0.id] == $0.value }
+    }
+}
