@@ -56,6 +56,12 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]
         ),
+        // zlib from the system (Debian: zlib1g-dev), for gzip and deflate message compression in HearthWire.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // glibc's malloc.h (malloc_trim), for giving freed memory back after bursts of connections.
         .systemLibrary(name: "CMalloc"),
         // HTTP/2 on nghttp2 over SwiftNIO with gRPC framing. Knows nothing of homes.
@@ -67,6 +73,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                "CZlib",
             ],
             swiftSettings: swiftSettings
         ),

@@ -11,11 +11,11 @@ cd "$(dirname "$0")/.."
 need_root() { if [ "$(id -u)" -ne 0 ]; then echo sudo; fi; }
 SUDO=$(need_root)
 
-# Debian packages: build (libnghttp2-dev, pkg-config, protobuf-compiler for
+# Debian packages: build (libnghttp2-dev, zlib1g-dev for HearthWire's message compression, pkg-config, protobuf-compiler for
 # tools/generate-protos.sh, libprotobuf-c-dev and protobuf-c-compiler for the
 # C driver SDK in c/driver and its generated-code check, make) and benchmarks
 # (nghttp2-client: h2load and nghttp).
-packages=(libnghttp2-dev libnghttp2-14 pkg-config protobuf-compiler libprotobuf-c-dev protobuf-c-compiler make libsqlite3-dev nghttp2-client python3)
+packages=(libnghttp2-dev libnghttp2-14 zlib1g-dev pkg-config protobuf-compiler libprotobuf-c-dev protobuf-c-compiler make libsqlite3-dev nghttp2-client python3)
 
 # Debian's 1.52.0-1+deb12u2 backported nghttp2_option_set_stream_reset_rate_limit
 # and nghttp2_option_set_max_continuations without changing the version

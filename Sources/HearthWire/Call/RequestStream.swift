@@ -5,7 +5,7 @@ internal import NIOCore
 /// Iterating pulls messages off the stream; flow-control credit goes back to
 /// the sender only as messages are taken, so a slow reader slows its sender.
 /// Iteration throws ``RPCError`` if the stream fails (reset, deadline,
-/// malformed or oversized message).
+/// malformed, oversized or undecompressable message).
 public struct RequestStream<Message>: AsyncSequence, Sendable {
     public typealias Element = Message
 
@@ -17,9 +17,17 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
         let codec: MessageCodec<Message>
 
         public mutating func next() async throws -> Message? {
-            guard let bytes = try await bridge.nextInbound() else { return nil }
+            try await nextReceived()?.message
+        }
+
+        /// The next message with how it travelled (compressed or not), or nil at the end.
+        /// - Throws: ``RPCError`` as ``next()`` does.
+        public mutating func nextReceived() async throws -> ReceivedMessage<Message>? {
+            guard let inbound = try await bridge.nextInbound() else { return nil }
+            // Decompressed here, as the reader takes it, never while it waits (see InboundMessage).
+            let bytes = try inbound.payload(limit: bridge.limits.maxReceiveMessageSize)
             do {
-                return try codec.deserialize(bytes)
+                return ReceivedMessage(message: try codec.deserialize(bytes), compressed: inbound.compressed)
             } catch let error as RPCError {
                 throw error
             } catch {
@@ -32,3 +40,13 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
         AsyncIterator(bridge: bridge, codec: codec)
     }
 }
+
+/// A received message and whether its compressed flag was set on the wire.
+public struct ReceivedMessage<Message> {
+    /// The message, decompressed and decoded.
+    public var message: Message
+    /// Whether it travelled compressed (the gRPC message flag was 1).
+    public var compressed: Bool
+}
+
+extension ReceivedMessage: Sendable where Message: Sendable {}

@@ -12,15 +12,40 @@ public final class ServerContext: Sendable {
     public let deadline: ContinuousClock.Instant?
     /// The peer's address, such as `127.0.0.1:51234` or `unix`.
     public let peer: String
+    /// The request's `grpc-encoding`: how its compressed messages were packed (nil: none).
+    public let requestEncoding: MessageEncoding?
+    /// The encodings the client accepts for responses (its `grpc-accept-encoding`) that this server enables.
+    public var acceptedResponseEncodings: [MessageEncoding] { compression.allowed }
 
     private let response: Mutex<(initial: Metadata, trailing: Metadata)>
+    private let compression: OutboundCompression
 
-    init(path: String, requestMetadata: Metadata, deadline: ContinuousClock.Instant?, peer: String) {
+    init(
+        path: String, requestMetadata: Metadata, deadline: ContinuousClock.Instant?, peer: String,
+        requestEncoding: MessageEncoding? = nil, compression: OutboundCompression = .none
+    ) {
         self.path = path
         self.requestMetadata = requestMetadata
         self.deadline = deadline
         self.peer = peer
+        self.requestEncoding = requestEncoding
+        self.compression = compression
         self.response = Mutex((Metadata(), Metadata()))
+    }
+
+    /// The encoding response messages are compressed with (nil: none). It starts as the server's
+    /// ``WireServer/Configuration/responseCompression`` decides for this call.
+    public var responseEncoding: MessageEncoding? { compression.current }
+
+    /// Chooses the encoding of response messages, or nil for none.
+    ///
+    /// Takes effect only before the first response message is written (the response headers name it), and
+    /// only for an encoding in ``acceptedResponseEncodings``. Each message may still go uncompressed with
+    /// ``MessageWriter/write(_:compressed:)``.
+    /// - Returns: whether the encoding was set.
+    @discardableResult
+    public func setResponseEncoding(_ encoding: MessageEncoding?) -> Bool {
+        compression.set(encoding)
     }
 
     /// Metadata sent with the response headers. Takes effect only if set

@@ -5,10 +5,20 @@ public struct CallOptions: Sendable {
     public var timeout: Duration?
     /// Custom request metadata, such as `authorization: Bearer …`.
     public var metadata: Metadata
+    /// The encoding request messages are compressed with, sent as `grpc-encoding`; nil (the default): none.
+    /// A server that does not take it answers UNIMPLEMENTED. Each message may still go uncompressed with
+    /// ``MessageWriter/write(_:compressed:)``.
+    public var compression: MessageEncoding?
 
-    public init(timeout: Duration? = nil, metadata: Metadata = [:]) {
+    /// Creates options.
+    /// - Parameters:
+    ///   - timeout: the deadline, from the start of the call; nil for none.
+    ///   - metadata: custom request metadata.
+    ///   - compression: the request encoding; nil for none.
+    public init(timeout: Duration? = nil, metadata: Metadata = [:], compression: MessageEncoding? = nil) {
         self.timeout = timeout
         self.metadata = metadata
+        self.compression = compression
     }
 }
 

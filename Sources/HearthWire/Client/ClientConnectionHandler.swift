@@ -23,6 +23,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 
     let configuration: ConnectionConfiguration
     let authority: String
+    /// The `grpc-accept-encoding` value of every request.
+    let acceptEncoding: String
     /// Called once when this connection stops taking new calls.
     let onUnusable: @Sendable () -> Void
     var io: ConnectionIO!
@@ -33,6 +35,7 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     init(configuration: ConnectionConfiguration, authority: String, onUnusable: @escaping @Sendable () -> Void) {
         self.configuration = configuration
         self.authority = authority
+        self.acceptEncoding = MessageEncoding.acceptHeader(configuration.compression.enabledEncodings)
         self.onUnusable = onUnusable
     }
 
@@ -103,19 +106,26 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 extension ClientConnectionHandler {
     /// Opens a stream for a call and returns what the task side needs.
     /// - Throws: ``RPCError`` UNAVAILABLE when the connection takes no new calls.
-    func startCall(path: String, metadata: Metadata, timeout: Duration?) throws -> (StreamBridge, ResponseHead, Int32) {
+    func startCall(
+        path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil
+    ) throws -> (StreamBridge, ResponseHead, Int32) {
         guard usable, io != nil else { throw RPCError(code: .unavailable, message: "connection is closing") }
         var headers = [
             (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"), ("user-agent", "hearth-wire/1"),
         ]
         if let timeout { headers.append(("grpc-timeout", GRPCTimeout(timeout).headerValue)) }
+        if let compression { headers.append(("grpc-encoding", compression.name)) }
+        headers.append(("grpc-accept-encoding", acceptEncoding))
         headers += metadata.wireHeaders
 
         let loop = io.eventLoop
         let box = NIOLoopBound(StreamIDBox(), eventLoop: loop)
         let handler = NIOLoopBound(self, eventLoop: loop)
-        let bridge = StreamBridge(limits: configuration.bridgeLimits) { request in
+        // A client's encoding is chosen before the call starts; it never changes.
+        let outbound = compression.map { OutboundCompression(encoding: $0, allowed: [$0]) } ?? .none
+        _ = outbound.fix()
+        let bridge = StreamBridge(limits: configuration.bridgeLimits, outboundCompression: outbound) { request in
             loop.execute { handler.value.handle(request, streamID: box.value.id) }
         }
         let streamID: Int32
@@ -129,7 +139,8 @@ extension ClientConnectionHandler {
         let stream = Stream(
             machine: ClientStreamStateMachine(
                 maxReceiveMessageSize: configuration.limits.maxReceiveMessageSize,
-                maxHeaderListSize: configuration.limits.maxHeaderListSize),
+                maxHeaderListSize: configuration.limits.maxHeaderListSize,
+                enabledEncodings: configuration.compression.enabledEncodings),
             bridge: bridge, head: head)
         streams[streamID] = stream
         if let timeout {

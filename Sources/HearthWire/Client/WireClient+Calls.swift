@@ -14,7 +14,8 @@ extension WireClient {
     ) async throws -> Result {
         let connection = try await connection()
         let (bridge, head, streamID) = try await connection.channel.eventLoop.submit {
-            try connection.handler.value.startCall(path: method.path, metadata: options.metadata, timeout: options.timeout)
+            try connection.handler.value.startCall(
+                path: method.path, metadata: options.metadata, timeout: options.timeout, compression: options.compression)
         }.get()
         let call = ClientCall(bridge: bridge, head: head, method: method)
         let cancel: @Sendable (Status) -> Void = { status in

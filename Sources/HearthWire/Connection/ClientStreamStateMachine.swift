@@ -22,7 +22,8 @@ struct ClientStreamStateMachine {
     }
 
     enum OnData: Equatable {
-        case deliver([ByteBuffer])
+        /// Complete messages, decompressed.
+        case deliver([InboundMessage])
         /// The call failed; reset the stream and report the status.
         case fail(Status)
         case drop
@@ -30,7 +31,7 @@ struct ClientStreamStateMachine {
 
     private enum State {
         case awaitingHeaders
-        case receiving(GRPCMessageDeframer)
+        case receiving(GRPCMessageDeframer, InboundDecoder)
         case finished
     }
 
@@ -39,10 +40,12 @@ struct ClientStreamStateMachine {
     private var headerBytes = 0
     private let maxReceiveMessageSize: Int
     private let maxHeaderListSize: Int
+    private let enabledEncodings: [MessageEncoding]
 
-    init(maxReceiveMessageSize: Int, maxHeaderListSize: Int) {
+    init(maxReceiveMessageSize: Int, maxHeaderListSize: Int, enabledEncodings: [MessageEncoding] = MessageEncoding.all) {
         self.maxReceiveMessageSize = maxReceiveMessageSize
         self.maxHeaderListSize = maxHeaderListSize
+        self.enabledEncodings = enabledEncodings
     }
 
     var isFinished: Bool {
@@ -77,9 +80,16 @@ struct ClientStreamStateMachine {
                 let (status, trailers) = Self.parseTrailers(fields)
                 return .finished(status, trailers)
             }
-            state = .receiving(GRPCMessageDeframer(maxMessageSize: maxReceiveMessageSize))
+            let (encoding, refusal) = Self.responseEncoding(fields, enabled: enabledEncodings)
+            if let refusal {
+                state = .finished
+                return .finished(refusal, [:])
+            }
+            state = .receiving(
+                GRPCMessageDeframer(maxMessageSize: maxReceiveMessageSize, allowsCompressed: true),
+                InboundDecoder(encoding: encoding))
             return .initialMetadata(Self.metadata(from: fields))
-        case .receiving(let deframer):
+        case .receiving(let deframer, _):
             guard endStream else { return .none }
             state = .finished
             if deframer.hasPartialMessage {
@@ -93,11 +103,18 @@ struct ClientStreamStateMachine {
     }
 
     mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
-        guard case .receiving(var deframer) = state else { return .drop }
+        guard case .receiving(var deframer, let decoder) = state else { return .drop }
         deframer.append(bytes)
-        var messages: [ByteBuffer] = []
+        var messages: [InboundMessage] = []
         do {
-            while let message = try deframer.next() { messages.append(message) }
+            while let frame = try deframer.nextFrame() {
+                switch decoder.decode(frame, peer: "response message") {
+                case .message(let message): messages.append(message)
+                case .fail(let status):
+                    state = .finished
+                    return .fail(status)
+                }
+            }
         } catch {
             state = .finished
             switch error {
@@ -110,7 +127,7 @@ struct ClientStreamStateMachine {
                 return .fail(Status(code: .internal, message: "invalid message flag \(flag)"))
             }
         }
-        state = .receiving(deframer)
+        state = .receiving(deframer, decoder)
         return .deliver(messages)
     }
 
@@ -153,6 +170,17 @@ extension ClientStreamStateMachine {
             return Status(code: .unknown, message: "response content-type \(contentType ?? "(none)") is not gRPC")
         }
         return nil
+    }
+
+    /// The response's `grpc-encoding`: nil for none or identity, INTERNAL for one we do not take.
+    static func responseEncoding(
+        _ fields: [(String, String)], enabled: [MessageEncoding]
+    ) -> (encoding: MessageEncoding?, refusal: Status?) {
+        guard let name = fields.first(where: { $0.0 == "grpc-encoding" })?.1, name != "identity" else { return (nil, nil) }
+        guard let encoding = MessageEncoding(name: name), enabled.contains(encoding) else {
+            return (nil, Status(code: .internal, message: "response grpc-encoding \(name) is not supported"))
+        }
+        return (encoding, nil)
     }
 
     static func parseTrailers(_ fields: [(String, String)]) -> (Status, Metadata) {

@@ -78,7 +78,18 @@ public struct ConnectionConfiguration: Sendable {
         public init() {}
     }
 
+    /// Message compression (`grpc-encoding`).
+    public struct Compression: Sendable {
+        /// The encodings taken from the peer and advertised in `grpc-accept-encoding`. A server refuses a
+        /// request in any other encoding with UNIMPLEMENTED; a client fails a response in any other encoding
+        /// with INTERNAL. A compressed message inflating past ``Limits/maxReceiveMessageSize`` is refused with
+        /// RESOURCE_EXHAUSTED. Default: gzip and deflate. Empty: uncompressed messages only.
+        public var enabledEncodings: [MessageEncoding] = MessageEncoding.all
+        public init() {}
+    }
+
     public var limits = Limits()
+    public var compression = Compression()
     public var budgets = Budgets()
     public var flowControl = FlowControl()
     public var keepalive = Keepalive()
@@ -104,6 +115,7 @@ public struct ConnectionConfiguration: Sendable {
 
     var bridgeLimits: StreamBridge.Limits {
         StreamBridge.Limits(
+            maxReceiveMessageSize: limits.maxReceiveMessageSize,
             inboundHighWatermark: flowControl.inboundHighWatermark,
             inboundLowWatermark: flowControl.inboundHighWatermark / 4,
             outboundHighWatermark: flowControl.outboundHighWatermark,

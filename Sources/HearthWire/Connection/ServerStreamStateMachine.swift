@@ -18,6 +18,8 @@ struct ServerStreamStateMachine {
     struct Limits {
         var maxHeaderListSize: Int
         var maxReceiveMessageSize: Int
+        /// Request encodings taken; any other is refused with UNIMPLEMENTED.
+        var enabledEncodings: [MessageEncoding] = MessageEncoding.all
     }
 
     /// A validated request head.
@@ -26,6 +28,10 @@ struct ServerStreamStateMachine {
         var metadata: Metadata
         var timeout: GRPCTimeout?
         var authority: String?
+        /// The request's `grpc-encoding` (nil: identity).
+        var encoding: MessageEncoding? = nil
+        /// The known encodings of the request's `grpc-accept-encoding`.
+        var acceptedEncodings: [MessageEncoding] = []
     }
 
     enum OnHeaders: Equatable {
@@ -43,8 +49,8 @@ struct ServerStreamStateMachine {
     }
 
     enum OnData: Equatable {
-        /// Complete messages to hand to the call (maybe none yet).
-        case deliver([ByteBuffer])
+        /// Complete messages to hand to the call (maybe none yet), decompressed.
+        case deliver([InboundMessage])
         /// End the running call with this status.
         case fail(Status)
         /// Dropped: the stream was already answered or failed.
@@ -59,7 +65,7 @@ struct ServerStreamStateMachine {
 
     private enum State {
         case receivingHeaders(fields: [(String, String)], size: Int, tooLarge: Bool)
-        case open(GRPCMessageDeframer)
+        case open(GRPCMessageDeframer, InboundDecoder)
         case inboundClosed
         case rejected
         case failed
@@ -97,14 +103,19 @@ struct ServerStreamStateMachine {
                         code: .resourceExhausted,
                         message: "header list of \(size)+ bytes exceeds the limit of \(limits.maxHeaderListSize)"))
             }
-            let verdict = Self.validate(fields)
-            if case .dispatch = verdict {
-                state = endStream ? .inboundClosed : .open(GRPCMessageDeframer(maxMessageSize: limits.maxReceiveMessageSize))
+            let verdict = Self.validate(fields, enabledEncodings: limits.enabledEncodings)
+            if case .dispatch(let head) = verdict {
+                state =
+                    endStream
+                    ? .inboundClosed
+                    : .open(
+                        GRPCMessageDeframer(maxMessageSize: limits.maxReceiveMessageSize, allowsCompressed: true),
+                        InboundDecoder(encoding: head.encoding))
             } else {
                 state = .rejected
             }
             return verdict
-        case .open(let deframer):
+        case .open(let deframer, _):
             // Request trailers: allowed by HTTP/2, unused by gRPC; they end the stream.
             guard endStream else { return .none }
             state = .inboundClosed
@@ -123,17 +134,24 @@ struct ServerStreamStateMachine {
 
     /// Memory held for an incomplete message now (0 unless a message is being received).
     var partialMessageBytes: Int {
-        guard case .open(let deframer) = state else { return 0 }
+        guard case .open(let deframer, _) = state else { return 0 }
         return deframer.heldMemory
     }
 
     /// DATA payload bytes.
     mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
-        guard case .open(var deframer) = state else { return .drop }
+        guard case .open(var deframer, let decoder) = state else { return .drop }
         deframer.append(bytes)
-        var messages: [ByteBuffer] = []
+        var messages: [InboundMessage] = []
         do {
-            while let message = try deframer.next() { messages.append(message) }
+            while let frame = try deframer.nextFrame() {
+                switch decoder.decode(frame, peer: "message") {
+                case .message(let message): messages.append(message)
+                case .fail(let status):
+                    state = .failed
+                    return .fail(status)
+                }
+            }
         } catch {
             state = .failed
             switch error {
@@ -148,13 +166,13 @@ struct ServerStreamStateMachine {
                 return .fail(Status(code: .internal, message: "invalid message flag \(flag)"))
             }
         }
-        state = .open(deframer)
+        state = .open(deframer, decoder)
         return .deliver(messages)
     }
 
     /// END_STREAM on a DATA frame.
     mutating func receiveEndStream() -> OnEnd {
-        guard case .open(let deframer) = state else { return .none }
+        guard case .open(let deframer, _) = state else { return .none }
         if deframer.hasPartialMessage {
             state = .failed
             return .fail(Self.truncated)
@@ -167,13 +185,14 @@ struct ServerStreamStateMachine {
 }
 
 extension ServerStreamStateMachine {
-    private static func validate(_ fields: [(String, String)]) -> OnHeaders {
+    private static func validate(_ fields: [(String, String)], enabledEncodings: [MessageEncoding]) -> OnHeaders {
         var method: String?
         var path: String?
         var contentType: String?
         var te: String?
         var timeout: String?
         var encoding: String?
+        var acceptEncoding: String?
         var authority: String?
         var metadata = Metadata()
         for (name, value) in fields {
@@ -185,6 +204,7 @@ extension ServerStreamStateMachine {
             case "te": te = value
             case "grpc-timeout": timeout = value
             case "grpc-encoding": encoding = value
+            case "grpc-accept-encoding": acceptEncoding = value
             default:
                 guard !Metadata.isReserved(name) else { continue }
                 guard metadata.addWire(name: name, value: value) else {
@@ -203,8 +223,15 @@ extension ServerStreamStateMachine {
         guard te == "trailers" else {
             return .reject(httpStatus: 400, status: Status(code: .internal, message: "te must be trailers"))
         }
+        var requestEncoding: MessageEncoding?
         if let encoding, encoding != "identity" {
-            return .reject(httpStatus: 200, status: Status(code: .unimplemented, message: "grpc-encoding \(encoding) is not supported"))
+            guard let known = MessageEncoding(name: encoding), enabledEncodings.contains(known) else {
+                let supported = (["identity"] + enabledEncodings.map(\.name)).joined(separator: ", ")
+                return .reject(
+                    httpStatus: 200,
+                    status: Status(code: .unimplemented, message: "grpc-encoding \(encoding) is not supported (supported: \(supported))"))
+            }
+            requestEncoding = known
         }
         var parsedTimeout: GRPCTimeout?
         if let timeout {
@@ -216,7 +243,10 @@ extension ServerStreamStateMachine {
         guard let path, path.hasPrefix("/"), path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).count == 2 else {
             return .reject(httpStatus: 200, status: Status(code: .unimplemented, message: "malformed path \(path ?? "(none)")"))
         }
-        return .dispatch(RequestHead(path: path, metadata: metadata, timeout: parsedTimeout, authority: authority))
+        return .dispatch(
+            RequestHead(
+                path: path, metadata: metadata, timeout: parsedTimeout, authority: authority, encoding: requestEncoding,
+                acceptedEncodings: acceptEncoding.map(MessageEncoding.parseAcceptHeader) ?? []))
     }
 
     /// `application/grpc`, optionally followed by `+format` or `;params`.

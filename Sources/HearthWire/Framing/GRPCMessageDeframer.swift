@@ -14,24 +14,35 @@ struct GRPCMessageDeframer {
     enum Failure: Error, Equatable {
         /// The prefix announced more bytes than the receive limit.
         case messageTooLarge(length: Int, limit: Int)
-        /// The compressed flag was set but the call negotiated no encoding.
+        /// The compressed flag was set on a stream that does not take it.
         case compressedWithoutEncoding
         /// The flag byte was neither 0 nor 1.
         case invalidFlag(UInt8)
     }
 
+    /// One message's bytes as they travelled, and its compressed flag.
+    struct Frame: Equatable {
+        var bytes: ByteBuffer
+        var compressed: Bool
+    }
+
     private var buffer: ByteBuffer
     private let maxMessageSize: Int
-    /// The announced length of the message being read, once its prefix is in.
-    private var pendingLength: Int?
+    private let allowsCompressed: Bool
+    /// The announced length and flag of the message being read, once its prefix is in.
+    private var pending: (length: Int, compressed: Bool)?
 
-    init(maxMessageSize: Int) {
+    /// - Parameters:
+    ///   - maxMessageSize: the largest length a prefix may announce.
+    ///   - allowsCompressed: whether flag 1 is handed on (to be decompressed by the caller) rather than refused.
+    init(maxMessageSize: Int, allowsCompressed: Bool = false) {
         self.buffer = ByteBuffer()
         self.maxMessageSize = maxMessageSize
+        self.allowsCompressed = allowsCompressed
     }
 
     /// Whether bytes of an incomplete message are held.
-    var hasPartialMessage: Bool { pendingLength != nil || buffer.readableBytes > 0 }
+    var hasPartialMessage: Bool { pending != nil || buffer.readableBytes > 0 }
 
     /// Bytes held for the message being read.
     var bufferedBytes: Int { buffer.readableBytes }
@@ -55,25 +66,32 @@ struct GRPCMessageDeframer {
         bytes.withUnsafeReadableBytes { append($0) }
     }
 
-    /// The next complete message, or nil when more bytes are needed.
+    /// The next complete message's bytes, or nil when more bytes are needed.
     /// - Throws: ``Failure`` when the stream can no longer be read.
     mutating func next() throws(Failure) -> ByteBuffer? {
-        if pendingLength == nil {
+        try nextFrame()?.bytes
+    }
+
+    /// The next complete message with its flag, or nil when more bytes are needed.
+    /// - Throws: ``Failure`` when the stream can no longer be read.
+    mutating func nextFrame() throws(Failure) -> Frame? {
+        if pending == nil {
             guard buffer.readableBytes >= 5 else { return nil }
             let flag = buffer.readInteger(as: UInt8.self)!
             let length = Int(buffer.readInteger(endianness: .big, as: UInt32.self)!)
             switch flag {
             case 0: break
+            case 1 where allowsCompressed: break
             case 1: throw .compressedWithoutEncoding
             default: throw .invalidFlag(flag)
             }
             guard length <= maxMessageSize else {
                 throw .messageTooLarge(length: length, limit: maxMessageSize)
             }
-            pendingLength = length
+            pending = (length, flag == 1)
         }
-        guard let length = pendingLength, buffer.readableBytes >= length else { return nil }
-        pendingLength = nil
-        return buffer.readSlice(length: length)!
+        guard let (length, compressed) = pending, buffer.readableBytes >= length else { return nil }
+        pending = nil
+        return Frame(bytes: buffer.readSlice(length: length)!, compressed: compressed)
     }
 }

@@ -30,6 +30,8 @@ final class StreamBridge: Sendable {
     }
 
     struct Limits: Sendable {
+        /// The receive limit, which decompressed messages are held to as the reader takes them.
+        var maxReceiveMessageSize = 4 * 1024 * 1024
         var inboundHighWatermark = 256 * 1024
         var inboundLowWatermark = 64 * 1024
         var outboundHighWatermark = 256 * 1024
@@ -43,10 +45,10 @@ final class StreamBridge: Sendable {
     }
 
     private struct State {
-        var inbound = Deque<ByteBuffer>()
+        var inbound = Deque<InboundMessage>()
         var inboundBytes = 0
         var inboundEnd: Result<Void, RPCError>?
-        var reader: CheckedContinuation<ByteBuffer?, any Error>?
+        var reader: CheckedContinuation<InboundMessage?, any Error>?
         var heldBytes = 0
         var consumeRequested = false
 
@@ -81,6 +83,8 @@ final class StreamBridge: Sendable {
     static let behindAfter: Duration = .seconds(1)
 
     let limits: Limits
+    /// The encoding of outbound messages (``MessageWriter`` compresses with it).
+    let outboundCompression: OutboundCompression
     private let state: Mutex<State>
     private let notify: @Sendable (LoopRequest) -> Void
     /// The connection's queued-outbound account (server streams); every byte appended to or removed
@@ -90,8 +94,13 @@ final class StreamBridge: Sendable {
     /// - Parameters:
     ///   - budget: where queued outbound bytes are counted; nil for client streams.
     ///   - notify: called (off the lock, from any thread) when the loop must act; it hops to the loop itself.
-    init(limits: Limits, budget: ConnectionBudget? = nil, notify: @escaping @Sendable (LoopRequest) -> Void) {
+    ///   - outboundCompression: the encoding of outbound messages; none by default.
+    init(
+        limits: Limits, budget: ConnectionBudget? = nil, outboundCompression: OutboundCompression = .none,
+        notify: @escaping @Sendable (LoopRequest) -> Void
+    ) {
         self.limits = limits
+        self.outboundCompression = outboundCompression
         self.state = Mutex(State())
         self.budget = budget
         self.notify = notify
@@ -111,17 +120,17 @@ extension StreamBridge {
     /// Loop side: appends complete messages that arrived in `chunkBytes` bytes.
     /// - Returns: the bytes the loop may return to the peer's window now; the
     ///   rest is released as the reader drains.
-    func deliver(_ messages: some Sequence<ByteBuffer>, chunkBytes: Int) -> Int {
-        let (reader, first, release): (CheckedContinuation<ByteBuffer?, any Error>?, ByteBuffer?, Int) =
+    func deliver(_ messages: some Sequence<InboundMessage>, chunkBytes: Int) -> Int {
+        let (reader, first, release): (CheckedContinuation<InboundMessage?, any Error>?, InboundMessage?, Int) =
             state.withLock { s in
                 for message in messages {
                     s.inbound.append(message)
-                    s.inboundBytes += message.readableBytes + GRPCMessageFramer.prefixSize
+                    s.inboundBytes += message.bytes.readableBytes + GRPCMessageFramer.prefixSize
                 }
-                var reader: CheckedContinuation<ByteBuffer?, any Error>? = nil
-                var first: ByteBuffer? = nil
+                var reader: CheckedContinuation<InboundMessage?, any Error>? = nil
+                var first: InboundMessage? = nil
                 if let waiting = s.reader, let message = s.inbound.popFirst() {
-                    s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                    s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
                     reader = waiting
                     first = message
                     s.reader = nil
@@ -138,7 +147,7 @@ extension StreamBridge {
 
     /// Loop side: no more messages will come.
     func finishInbound(_ result: Result<Void, RPCError>) {
-        let reader = state.withLock { s -> CheckedContinuation<ByteBuffer?, any Error>? in
+        let reader = state.withLock { s -> CheckedContinuation<InboundMessage?, any Error>? in
             guard s.inboundEnd == nil else { return nil }
             s.inboundEnd = result
             guard s.inbound.isEmpty, let reader = s.reader else { return nil }
@@ -153,11 +162,11 @@ extension StreamBridge {
     }
 
     /// Task side: the next message, or nil at the end of the inbound side.
-    func nextInbound() async throws -> ByteBuffer? {
-        enum Step { case message(ByteBuffer?, release: Int), failed(RPCError), wait }
+    func nextInbound() async throws -> InboundMessage? {
+        enum Step { case message(InboundMessage?, release: Int), failed(RPCError), wait }
         let step: Step = state.withLock { s in
             if let message = s.inbound.popFirst() {
-                s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
                 var release = 0
                 if s.heldBytes > 0, s.inboundBytes < limits.inboundLowWatermark {
                     release = s.heldBytes
@@ -180,9 +189,9 @@ extension StreamBridge {
         case .wait:
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let immediate: Result<ByteBuffer?, any Error>? = state.withLock { s in
+                    let immediate: Result<InboundMessage?, any Error>? = state.withLock { s in
                         if let message = s.inbound.popFirst() {
-                            s.inboundBytes -= message.readableBytes + GRPCMessageFramer.prefixSize
+                            s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
                             return .success(message)
                         }
                         switch s.inboundEnd {
@@ -331,7 +340,7 @@ extension StreamBridge {
     /// Loop side: the stream is gone or must stop. Pending reads and writes
     /// throw `error`, later ones too, and the handler's task is cancelled.
     func fail(_ error: RPCError, cancelTask: Bool) {
-        let (reader, writer, task): (CheckedContinuation<ByteBuffer?, any Error>?, CheckedContinuation<Void, any Error>?, TaskHandle?) =
+        let (reader, writer, task): (CheckedContinuation<InboundMessage?, any Error>?, CheckedContinuation<Void, any Error>?, TaskHandle?) =
             state.withLock { s in
                 if s.failure == nil { s.failure = error }
                 if s.inboundEnd == nil { s.inboundEnd = .failure(error) }

@@ -7,7 +7,8 @@ extension ServerConnectionHandler {
         guard streams[streamID] == nil else { return }
         let limits = ServerStreamStateMachine.Limits(
             maxHeaderListSize: configuration.connection.limits.maxHeaderListSize,
-            maxReceiveMessageSize: configuration.connection.limits.maxReceiveMessageSize)
+            maxReceiveMessageSize: configuration.connection.limits.maxReceiveMessageSize,
+            enabledEncodings: configuration.connection.compression.enabledEncodings)
         streams[streamID] = Stream(machine: ServerStreamStateMachine(limits: limits))
     }
 
@@ -147,13 +148,17 @@ extension ServerConnectionHandler {
         }
         let loop = io.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
-        let bridge = StreamBridge(limits: configuration.connection.bridgeLimits, budget: budget) { request in
+        let compression = responseCompression(for: head)
+        let bridge = StreamBridge(
+            limits: configuration.connection.bridgeLimits, budget: budget, outboundCompression: compression
+        ) { request in
             loop.execute { bound.value.handle(request, streamID: streamID) }
         }
         let now = ContinuousClock.now
         let context = ServerContext(
             path: head.path, requestMetadata: head.metadata,
-            deadline: head.timeout.map { now + $0.duration }, peer: peer)
+            deadline: head.timeout.map { now + $0.duration }, peer: peer, requestEncoding: head.encoding,
+            compression: compression)
         let call = ServerCall(bridge: bridge, context: context, handler: handler, admission: admission)
         stream.call = call
         if endStream { bridge.finishInbound(.success(())) }
@@ -169,6 +174,19 @@ extension ServerConnectionHandler {
         }
         io.streamOpened()
         calls.yield(call)
+    }
+
+    /// The response encodings a call may use (enabled here and accepted by the client) and the one it starts
+    /// with, as ``WireServer/Configuration/responseCompression`` says.
+    private func responseCompression(for head: ServerStreamStateMachine.RequestHead) -> OutboundCompression {
+        let allowed = configuration.connection.compression.enabledEncodings.filter(head.acceptedEncodings.contains)
+        let initial: MessageEncoding? =
+            switch configuration.responseCompression.policy {
+            case .off: nil
+            case .matchRequest: head.encoding.flatMap { allowed.contains($0) ? $0 : nil }
+            case .preferred(let encoding): allowed.contains(encoding) ? encoding : nil
+            }
+        return allowed.isEmpty ? .none : OutboundCompression(encoding: initial, allowed: allowed)
     }
 
     private func rejectBeforeDispatch(stream: Stream, streamID: Int32, status: Status, httpStatus: Int = 200) {

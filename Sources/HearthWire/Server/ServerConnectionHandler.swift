@@ -50,6 +50,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     var partialBytes = 0
     /// The connection is closing with ENHANCE_YOUR_CALM.
     var calmedDown = false
+    /// The `grpc-accept-encoding` value of every response.
+    let acceptEncoding: String
 
     init(
         configuration: WireServer.Configuration, router: ServiceRouter, admission: CallAdmission,
@@ -60,6 +62,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         self.admission = admission
         self.budget = budget
         self.calls = calls
+        self.acceptEncoding = MessageEncoding.acceptHeader(configuration.connection.compression.enabledEncodings)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -177,6 +180,8 @@ extension ServerConnectionHandler {
             } else {
                 stream.responseHeadersSent = true
                 var headers = [(":status", "200"), ("content-type", "application/grpc")]
+                if let encoding = call.bridge.outboundCompression.fix() { headers.append(("grpc-encoding", encoding.name)) }
+                headers.append(("grpc-accept-encoding", acceptEncoding))
                 headers += call.context.initialMetadata.wireHeaders
                 try? session.submitResponse(streamID: streamID, headers: headers, withBody: true)
             }
@@ -191,6 +196,7 @@ extension ServerConnectionHandler {
         stream.answered = true
         stream.responseHeadersSent = true
         var headers = [(":status", String(httpStatus)), ("content-type", "application/grpc")]
+        headers.append(("grpc-accept-encoding", acceptEncoding))
         headers += Self.statusHeaders(status)
         headers += metadata.wireHeaders
         headers += trailers.wireHeaders

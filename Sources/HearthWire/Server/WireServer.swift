@@ -45,6 +45,11 @@ public final class WireServer: Sendable {
         ///
         /// Runs on the connection's event loop: it must be quick and must not block.
         public var callGate: (@Sendable (_ path: String, _ metadata: Metadata) -> Status?)?
+        /// Whether responses are compressed when the handler does not choose
+        /// (``ServerContext/setResponseEncoding(_:)``). Default ``ResponseCompression/off``: responses go
+        /// uncompressed unless a handler asks, as gRPC servers do by default; request encodings are taken
+        /// whatever this says (``ConnectionConfiguration/Compression``).
+        public var responseCompression = ResponseCompression.off
         /// Time between the GOAWAY notice and the final GOAWAY of a graceful
         /// shutdown, for requests already in flight to arrive. Default 1 s.
         public var shutdownNoticeGrace: Duration = .seconds(1)

@@ -36,6 +36,44 @@ struct ServerStreamStateMachineTests {
         #expect(head.metadata["x-blob-bin"] == .binary([1, 2]))
     }
 
+    @Test("a compressed message is delivered as it travelled, for its reader to inflate; its head names the encodings")
+    func compressedDeliveredAsSent() throws {
+        var machine = machine(receiving: goodHead + [("grpc-encoding", "gzip"), ("grpc-accept-encoding", "identity,deflate")])
+        guard case .dispatch(let head) = machine.receiveHeadersComplete(endStream: false) else {
+            Issue.record("expected dispatch")
+            return
+        }
+        #expect(head.encoding == .gzip && head.acceptedEncodings == [.deflate])
+        // 64 KiB of zeros, compressed: far over the 16-byte limit once inflated, but not as it travels.
+        let packed = try Zlib.compress([UInt8](repeating: 0, count: 64 * 1024), encoding: .gzip)
+        var framed = ByteBuffer()
+        GRPCMessageFramer.append(packed, compressed: true, to: &framed)
+        // The limit holds the prefix's length (the bytes as sent) and, when read, the inflated size.
+        var roomy = ServerStreamStateMachine(
+            limits: .init(maxHeaderListSize: 8192, maxReceiveMessageSize: packed.count, enabledEncodings: [.gzip]))
+        for (name, value) in goodHead + [("grpc-encoding", "gzip")] { roomy.receiveHeader(name: name, value: value) }
+        _ = roomy.receiveHeadersComplete(endStream: false)
+        guard case .deliver(let messages) = send(Array(framed.readableBytesView), to: &roomy) else {
+            Issue.record("deliver")
+            return
+        }
+        #expect(messages == [InboundMessage(ByteBuffer(bytes: packed), encoding: .gzip)])
+        #expect(throws: RPCError.self) { _ = try messages[0].payload(limit: 1024) }
+        #expect(try messages[0].payload(limit: 64 * 1024).readableBytes == 64 * 1024)
+    }
+
+    @Test("an encoding the server does not enable is refused with UNIMPLEMENTED")
+    func disabledEncoding() {
+        var machine = ServerStreamStateMachine(
+            limits: .init(maxHeaderListSize: 8192, maxReceiveMessageSize: 16, enabledEncodings: [.gzip]))
+        for (name, value) in goodHead + [("grpc-encoding", "deflate")] { machine.receiveHeader(name: name, value: value) }
+        guard case .reject(200, let status) = machine.receiveHeadersComplete(endStream: false) else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(status.code == .unimplemented)
+    }
+
     @Test("messages flow, then END_STREAM finishes the inbound side")
     func messagesThenEnd() {
         var machine = machine(receiving: goodHead)
@@ -49,7 +87,7 @@ struct ServerStreamStateMachineTests {
             Issue.record("deliver")
             return
         }
-        #expect(second.map { Array($0.readableBytesView) } == [[7, 8], []])
+        #expect(second.map { Array($0.bytes.readableBytesView) } == [[7, 8], []])
         #expect(machine.receiveEndStream() == .finishInbound)
         #expect(send([0], to: &machine) == .drop)
     }
