@@ -106,6 +106,9 @@ public final class Hub: Sendable {
                 defaultCommandTimeout: configuration.defaultCommandTimeout),
             DriverServiceHandler(engine: engine, sessions: sessions, access: access, logger: logger),
             health,
+            // Server reflection (grpc.reflection.v1 and v1alpha) over every file the hub serves, so that
+            // `grpcurl -plaintext HOST:PORT list` and `describe` work without the .proto files.
+            try ReflectionService(fileDescriptorSets: [HearthV1Descriptors.serializedFileDescriptorSet]),
         ]
         var wire = configuration.wire
         if wire.callGate == nil {

@@ -18,9 +18,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# Only our own packages: grpc.health.v1 comes from grpcio-health-checking
-# (a generated grpc/ folder would collide with grpcio's own package).
-protos=$(cd "$root/Protos" && find hearth -name '*.proto' | sort)
+# Our own packages, and grpc.testing (the interop protos). grpc.health.v1 comes from grpcio-health-checking
+# and grpc.reflection from grpcio-reflection. gen/grpc/testing is not importable as it stands (grpcio owns the
+# grpc package): common.py adds gen/grpc to grpc.__path__.
+protos=$(cd "$root/Protos" && { find hearth -name '*.proto'; find grpc/testing -name '*.proto'; } | sort)
 gen_stamp="$gen/.protos.sha"
 want_gen=$(cd "$root/Protos" && cat $protos | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$gen_stamp" 2>/dev/null)" != "$want_gen" ]; then

@@ -4,11 +4,16 @@ public import HearthWire
 extension AccessControl {
     /// The wire's call gate: checks a call's token at HEADERS, before a message is buffered or a handler
     /// slot taken, so that calls without valid credentials cost the hub nothing however long they are
-    /// held open. Health checks need no token. Each handler still resolves its principal itself; this
+    /// held open. Health checks need no token, nor does server reflection (it describes the public .proto
+    /// files, nothing of the home). Each handler still resolves its principal itself; this
     /// only refuses early what the handler would refuse.
     /// - Returns: the refusal (UNAUTHENTICATED or PERMISSION_DENIED), or nil to let the call in.
     public func gate(path: String, metadata: Metadata) -> Status? {
-        if path.hasPrefix("/grpc.health.v1.Health/") { return nil }
+        if path.hasPrefix("/grpc.health.v1.Health/") || path.hasPrefix("/grpc.reflection.v1.ServerReflection/")
+            || path.hasPrefix("/grpc.reflection.v1alpha.ServerReflection/")
+        {
+            return nil
+        }
         let principal: Principal
         do {
             principal = try authenticate(authorization: metadata.string(for: "authorization"))

@@ -42,11 +42,12 @@ enum PythonInterop {
         let stdin: Pipe
         let port: Int
 
-        init(arguments: [String]) async throws {
+        /// Starts `script` (a server printing `LISTENING <port>` first) with `arguments`.
+        init(script: String = "echo_server.py", arguments: [String]) async throws {
             try PythonInterop.requirePython()
             process = Process()
             process.executableURL = PythonInterop.python
-            process.arguments = [PythonInterop.interop.appendingPathComponent("echo_server.py").path] + arguments
+            process.arguments = [PythonInterop.interop.appendingPathComponent(script).path] + arguments
             stdin = Pipe()
             let stdout = Pipe()
             process.standardInput = stdin
@@ -55,11 +56,11 @@ enum PythonInterop {
             try process.run()
             let handle = stdout.fileHandleForReading
             guard let line = await ChildProcessIO.readFirstLine(handle) else {
-                throw InteropError("echo_server.py exited before listening")
+                throw InteropError("\(script) exited before listening")
             }
             guard line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)) else {
                 process.terminate()
-                throw InteropError("unexpected first line from echo_server.py: \(line)")
+                throw InteropError("unexpected first line from \(script): \(line)")
             }
             self.port = port
         }
