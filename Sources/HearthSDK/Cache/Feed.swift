@@ -1,4 +1,5 @@
 import DequeModule
+import HearthProto
 import Synchronization
 
 /// What a feed makes of a snapshot.
@@ -76,8 +77,10 @@ final class Feed<Output: Sendable>: Sendable {
         var snapshot = snapshot
         if !keepsEvents { snapshot.delta.events = [] }
         if let scope {
-            // Only this device's change matters here; a union of every changed id would grow without use.
+            // Only this device's change matters here; a union of every changed id would grow without use,
+            // and other devices' events would count against this feed's backlog.
             snapshot.delta.devices = snapshot.delta.devices.contains(scope) ? [scope] : []
+            if keepsEvents { snapshot.delta.events.removeAll { $0.deviceID != scope } }
             snapshot.delta.structures = []
             snapshot.delta.rooms = []
         }

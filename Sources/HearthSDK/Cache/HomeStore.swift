@@ -1,3 +1,4 @@
+import HearthProto
 import Synchronization
 
 /// The client's cache of the hub's home: the newest synced snapshot and the feeds that view it.
@@ -6,8 +7,8 @@ final class HomeStore: Sendable {
         var snapshot = HomeSnapshot()
         /// Feeds that may care about any change.
         var feeds: [UInt64: @Sendable (HomeSnapshot) -> Void] = [:]
-        /// Feeds that view one device (`device(id:)`, `types.subscribe`), by device id: a push wakes only
-        /// those of the devices it changed, not every feed of the home.
+        /// Feeds that view one device (`device(id:)`, `types.subscribe`, `events`), by device id: a push
+        /// wakes only those of the devices it changed or that raised events, not every feed of the home.
         var scoped: [String: [UInt64: @Sendable (HomeSnapshot) -> Void]] = [:]
         var ends: [UInt64: @Sendable (HomeError?) -> Void] = [:]
         var nextID: UInt64 = 0
@@ -30,8 +31,10 @@ final class HomeStore: Sendable {
             var feeds = Array(s.feeds.values)
             if first {
                 for byID in s.scoped.values { feeds += byID.values }  // each has yet to see its first snapshot
-            } else {
-                for id in snapshot.delta.devices { if let byID = s.scoped[id] { feeds += byID.values } }
+            } else if !s.scoped.isEmpty {
+                var ids = snapshot.delta.devices
+                for event in snapshot.delta.events { ids.insert(event.deviceID) }
+                for id in ids { if let byID = s.scoped[id] { feeds += byID.values } }
             }
             return (feeds, Array(s.syncWaiters.values))
         }

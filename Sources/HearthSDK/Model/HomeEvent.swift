@@ -21,15 +21,18 @@ public struct HomeEvent<E: TraitEvent>: Sendable, Hashable {
 extension HomeDevice {
     /// Each event of type `E` the device raises from now on: once each, in order, never coalesced.
     ///
-    /// A subscriber that falls more than ``Home/Configuration/eventBacklog`` events behind is ended with
-    /// `resourceExhausted` rather than losing events silently.
+    /// A subscriber that falls more than ``Home/Configuration/eventBacklog`` of this device's events behind
+    /// is ended with `resourceExhausted` rather than losing events silently (other devices' events do not
+    /// count).
     public func events<E: TraitEvent>(_ type: E.Type) -> AnyPublisher<HomeEvent<E>, HomeError> {
-        FeedPublisher(home: types.home, keepsEvents: true, interest: Self.eventInterest(id), render: Self.eventRender(id)).eraseToAnyPublisher()
+        FeedPublisher(
+            home: types.home, keepsEvents: true, scope: id, interest: Self.eventInterest(id), render: Self.eventRender(id)).eraseToAnyPublisher()
     }
 
     /// ``events(_:)`` as an asynchronous sequence.
     public func eventUpdates<E: TraitEvent>(_ type: E.Type) -> HomeUpdates<HomeEvent<E>> {
-        HomeUpdates(home: types.home, keepsEvents: true, interest: Self.eventInterest(id), render: Self.eventRender(id))
+        HomeUpdates(
+            home: types.home, keepsEvents: true, scope: id, interest: Self.eventInterest(id), render: Self.eventRender(id))
     }
 
     /// Whether an update raised an event of this device.

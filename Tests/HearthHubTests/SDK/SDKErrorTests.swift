@@ -124,6 +124,30 @@ struct SDKErrorTests {
         }
     }
 
+    @Test("other devices' events do not count against a device's event subscriber")
+    func eventBacklogPerDevice() async throws {
+        typealias StateChange = Matter.BooleanStateTrait.StateChangeEvent
+        try await withHomeAndLights([]) { _, client, driver, witness in
+            let door = driver.add(contactSensor("door"))
+            let window = driver.add(contactSensor("window"))
+            try await client.waitForDevice("lights/window") { $0.connectivity == .online }
+            var configuration = Home.Configuration()
+            configuration.eventBacklog = 5
+            let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin, configuration: configuration)
+            defer { home.close() }
+            // An idle subscriber of the door, never read from while the window raises 20 events.
+            var doorEvents = try await home.cachedDevice("lights/door").eventUpdates(StateChange.self).makeAsyncIterator()
+            let witnessed = try await eventually { try await witness.devices().list().first { $0.id == "lights/window" } }
+            let windowEvents = Recorder(witnessed.events(StateChange.self))
+            for index in 0..<20 { try window.emit(StateChange(stateValue: index % 2 == 0)) }
+            let last = try await eventually { windowEvents.count == 20 ? windowEvents.values.withLock { $0.last } : nil }
+            _ = try await eventually { home.revision >= last.revision ? true : nil }
+            try door.emit(StateChange(stateValue: true))
+            let first = try await doorEvents.next()
+            #expect(first?.deviceID == "lights/door" && first?.event.stateValue == true)
+        }
+    }
+
     @Test("the constructors and the mapping of other errors")
     func constructors() {
         #expect(HomeError.commandFailed("jammed") == HomeError(.commandFailed, "jammed"))
