@@ -86,7 +86,10 @@ struct HomeSnapshot: Sendable {
             let placement = merged.connectivity != t.state.connectivity || merged.locality != t.state.locality
             merged.connectivity = t.state.connectivity
             merged.locality = t.state.locality
-            guard merged != device.types[type].traits[trait] else { return }
+            // A new revision is a change (checked first: comparing every attribute only to find the revision
+            // differs cost a deep compare per report); the same revision again is one only if it differs.
+            let old = device.types[type].traits[trait]
+            guard merged.revision != old.revision || merged != old else { return }
             device.types[type].traits[trait] = merged
             device.revision = max(device.revision, change.revision, t.state.revision)
             if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did

@@ -115,6 +115,9 @@ where S.Input: Sendable, S.Failure == HomeError {
         }
     }
 
+    /// Values delivered in one hop to the subscriber's queue at most.
+    private static var batch: Int { 256 }
+
     private func pump() async {
         while true {
             do {
@@ -122,9 +125,29 @@ where S.Input: Sendable, S.Failure == HomeError {
                     if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .finished) } }
                     return
                 }
-                let more = await onQueue { self.subscriber.receive(value) }
+                // What is ready beside it goes in the same hop to the subscriber's queue (a `stream()` of a
+                // busy home renders many values at once), never more than the demand allows.
+                var values = [value]
+                let budget = state.withLock { s in s.demand == .unlimited ? Self.batch : min(s.demand.max ?? 1, Self.batch) }
+                ready: while values.count < budget {
+                    switch feed.poll() {
+                    case .value(let next): values.append(next)
+                    case .end, .pending: break ready  // an end is taken again by next()
+                    }
+                }
+                let batch = values
+                let (delivered, more) = await onQueue { () -> (Int, Subscribers.Demand) in
+                    var more = Subscribers.Demand.none
+                    var delivered = 0
+                    for value in batch {
+                        guard !self.state.withLock({ $0.cancelled }) else { break }
+                        more += self.subscriber.receive(value)
+                        delivered += 1
+                    }
+                    return (delivered, more)
+                }
                 let keepGoing = state.withLock { s -> Bool in
-                    s.demand -= 1
+                    s.demand -= delivered
                     s.demand += more
                     if s.demand == 0 || s.cancelled { s.pumping = false }
                     return s.pumping
