@@ -142,6 +142,10 @@ final class Feed<Output: Sendable>: Sendable {
         }
     }
 
+    /// The next output already rendered, or nil: never renders (so a subscriber that takes a batch of what
+    /// is ready does not make a renderer such as `batched()`'s produce a second, soon stale, whole set).
+    func takeReady() -> Output? { state.withLock { $0.ready.popFirst() } }
+
     /// The next output, waiting for one; nil when finished. One caller at a time (a subscription's pump or
     /// an iterator), which renders pending snapshots itself, outside the lock.
     func next() async throws -> Output? {

@@ -125,16 +125,12 @@ where S.Input: Sendable, S.Failure == HomeError {
                     if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .finished) } }
                     return
                 }
-                // What is ready beside it goes in the same hop to the subscriber's queue (a `stream()` of a
-                // busy home renders many values at once), never more than the demand allows.
+                // What was rendered beside it goes in the same hop to the subscriber's queue (a `stream()` of a
+                // busy home renders many values at once), never more than the demand allows; nothing new is
+                // rendered for the batch.
                 var values = [value]
                 let budget = state.withLock { s in s.demand == .unlimited ? Self.batch : min(s.demand.max ?? 1, Self.batch) }
-                ready: while values.count < budget {
-                    switch feed.poll() {
-                    case .value(let next): values.append(next)
-                    case .end, .pending: break ready  // an end is taken again by next()
-                    }
-                }
+                while values.count < budget, let next = feed.takeReady() { values.append(next) }
                 let batch = values
                 let (delivered, more) = await onQueue { () -> (Int, Subscribers.Demand) in
                     var more = Subscribers.Demand.none
