@@ -13,6 +13,11 @@ public enum HomeMethods {
         service: service, method: "GetHub", kind: .unary)
     public static let watch = MethodDescriptor<Hearth_V1_WatchRequest, Hearth_V1_WatchResponse>(
         service: service, method: "Watch", kind: .serverStreaming)
+    /// ``watch`` for a server that sends responses it encoded once (the hub's fan-out, a replayed stream):
+    /// the response codec passes bytes through. A server never decodes its own responses.
+    public static let watchPreEncoded = MethodDescriptor<Hearth_V1_WatchRequest, [UInt8]>(
+        service: service, method: "Watch", kind: .serverStreaming, requestCodec: watch.requestCodec,
+        responseCodec: MessageCodec(serialize: { $0 }, deserialize: { _ in [] }))
     public static let createStructure = MethodDescriptor<Hearth_V1_CreateStructureRequest, Hearth_V1_Structure>(
         service: service, method: "CreateStructure", kind: .unary)
     public static let renameStructure = MethodDescriptor<Hearth_V1_RenameStructureRequest, Hearth_V1_Structure>(

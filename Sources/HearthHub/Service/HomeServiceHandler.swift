@@ -17,12 +17,6 @@ struct HomeServiceHandler: WireService {
     /// How long a command may wait for its driver when the caller set no deadline.
     let defaultCommandTimeout: Duration
 
-    /// The watch method with pre-encoded responses (the client side decodes `WatchResponse`).
-    static let rawWatch = MethodDescriptor<Hearth_V1_WatchRequest, [UInt8]>(
-        service: HomeMethods.watch.service, method: HomeMethods.watch.method, kind: HomeMethods.watch.kind,
-        requestCodec: HomeMethods.watch.requestCodec,
-        responseCodec: MessageCodec(serialize: { $0 }, deserialize: { Array($0.readableBytesView) }))
-
     func register(into router: inout ServiceRouter) {
         router.registerUnary(HomeMethods.getHub) { _, context in
             let user = try user(context)
@@ -35,7 +29,7 @@ struct HomeServiceHandler: WireService {
             info.hubVersion = HubVersion.current
             return info
         }
-        router.registerServerStreaming(Self.rawWatch) { request, writer, context in
+        router.registerServerStreaming(HomeMethods.watchPreEncoded) { request, writer, context in
             let user = try user(context)
             try await engine.watch(request, as: user, configuration: watchConfiguration) { try await writer.write($0) }
         }

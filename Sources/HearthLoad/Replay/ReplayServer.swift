@@ -35,20 +35,15 @@ public final class ReplayServer: Sendable {
         }
     }
 
-    /// The watch method with pre-encoded responses, as the hub declares it.
-    static let rawWatch = MethodDescriptor<Hearth_V1_WatchRequest, [UInt8]>(
-        service: HomeMethods.watch.service, method: HomeMethods.watch.method, kind: HomeMethods.watch.kind,
-        requestCodec: HomeMethods.watch.requestCodec,
-        // A server only serializes its responses: the deserializer is never called.
-        responseCodec: MessageCodec(serialize: { $0 }, deserialize: { _ in [] }))
-
-    /// Listens on 127.0.0.1 (port 0), prints `LISTENING <port>`, and runs until cancelled.
+    /// Listens on 127.0.0.1 (port 0), prints `LISTENING <port> <final revision> <changes>`, and runs until
+    /// cancelled.
     public func run() async throws {
         let server = WireServer(listeningOn: [.tcp(host: "127.0.0.1", port: 0)], services: [Service(replay: self)])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             let addresses = try await server.listeningAddresses()
-            FileHandle.standardOutput.write(Data("LISTENING \(addresses.first?.port ?? 0)\n".utf8))
+            FileHandle.standardOutput.write(
+                Data("LISTENING \(addresses.first?.port ?? 0) \(stream.finalRevision) \(stream.changeCount)\n".utf8))
             try await group.next()
         }
     }
@@ -57,7 +52,7 @@ public final class ReplayServer: Sendable {
         let replay: ReplayServer
 
         func register(into router: inout ServiceRouter) {
-            router.registerServerStreaming(ReplayServer.rawWatch) { _, writer, _ in
+            router.registerServerStreaming(HomeMethods.watchPreEncoded) { _, writer, _ in
                 for response in replay.stream.snapshot { try await writer.write(response) }
                 await replay.waitForGo()
                 for response in replay.stream.changes { try await writer.write(response) }
