@@ -22,15 +22,17 @@ struct SDKBenchCommand: AsyncParsableCommand {
             return kind
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        let stream = ReplayStream(devices: devices, changes: changes, changesPerResponse: perResponse)
-        print("HearthSDK alone: \(devices) devices, \(stream.changeCount) changes, \(perResponse) per response")
+        print("HearthSDK alone: \(devices) devices, \(changes) changes, \(perResponse) per response")
         print("subscriber  list s  bytes/device  changes/s  CPU µs/change  emissions")
         for kind in kinds {
             let server = try ChildProcess(executable, [
                 "replay-server", "--devices", "\(devices)", "--changes", "\(changes)", "--per-response", "\(perResponse)",
             ])
+            // "LISTENING <port> <final revision> <changes>": the stream is built (and encoded) by the replay
+            // process only.
             guard let line = await server.line(timeout: .seconds(120), where: { $0.hasPrefix("LISTENING ") }),
-                let port = Int(line.dropFirst("LISTENING ".count))
+                case let words = line.split(separator: " "), words.count == 4,
+                let port = Int(words[1]), let finalRevision = UInt64(words[2]), let changeCount = Int(words[3])
             else {
                 await server.stop()
                 throw ValidationError("the replay server did not start")
@@ -38,8 +40,8 @@ struct SDKBenchCommand: AsyncParsableCommand {
             // Each run in a fresh process of its own would be cleaner; one process keeps the table in one
             // place, and each Home is closed (and its cache freed) before the next.
             let result = try await SDKBench.measure(
-                address: "127.0.0.1:\(port)", devices: devices, changes: stream.changeCount,
-                finalRevision: stream.finalRevision, subscriber: kind, start: { server.send("GO") })
+                address: "127.0.0.1:\(port)", devices: devices, changes: changeCount,
+                finalRevision: finalRevision, subscriber: kind, start: { server.send("GO") })
             await server.stop()
             print(
                 kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
