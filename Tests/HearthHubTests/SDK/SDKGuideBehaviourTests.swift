@@ -61,10 +61,14 @@ struct SDKGuideBehaviourTests {
 
             // An event subscriber that falls behind fails with resourceExhausted; closing the home finishes
             // the rest. Neither needs a completion closure.
-            let values = Mutex(0)
-            let failing = Fail<Int, HomeError>(error: HomeError(.unavailable, "gone")).sink { _ in values.withLock { $0 += 1 } }
-            _ = failing
-            #expect(values.withLock { $0 } == 0)
+            let values = Mutex<[Int]>([])
+            let subject = PassthroughSubject<Int, HomeError>()
+            let failing = subject.sink { value in values.withLock { $0.append(value) } }
+            subject.send(1)
+            subject.send(completion: .failure(HomeError(.unavailable, "gone")))
+            subject.send(2)
+            #expect(values.withLock { $0 } == [1], "values until the failure, nothing after it")
+            failing.cancel()
         }
     }
 
