@@ -22,8 +22,6 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
         let isMatterDevice: Bool
         let sourceConnectivity: SourceConnectivity
         let types: DeviceTypeController
-        let revision: UInt64
-        let proto: Hearth_V1_Device
 
         init(_ proto: Hearth_V1_Device, home: Home) {
             id = proto.id
@@ -35,8 +33,6 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
                 connectivityState: ConnectivityState(proto: proto.connectivity),
                 dataSourceLocality: DataSourceLocality(proto: proto.locality))
             types = DeviceTypeController(device: proto, home: home)
-            revision = proto.revision
-            self.proto = proto
         }
     }
 
@@ -56,18 +52,19 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
     public var sourceConnectivity: SourceConnectivity { storage.sourceConnectivity }
     /// Its device types (one per endpoint).
     public var types: DeviceTypeController { storage.types }
-    /// The hub's revision of this version of the device (what ``Home/device(for:)`` caches by).
-    var revision: UInt64 { storage.revision }
-    var proto: Hearth_V1_Device { storage.proto }
 
     init(_ proto: Hearth_V1_Device, home: Home) {
         storage = Storage(proto, home: home)
     }
 
-    /// Equal when everything a user sees is: the hub's revisions are left out (compared only when the two
-    /// values are not the same version, so building a value costs no copy of the message).
+    /// Equal when everything a user sees is: the hub's revisions are left out (the types compare as
+    /// ``DeviceTypeCollection`` does, without copying the message).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.storage === rhs.storage || lhs.proto.withoutRevisions == rhs.proto.withoutRevisions
+        let (a, b) = (lhs.storage, rhs.storage)
+        return a === b
+            || (a.id == b.id && a.name == b.name && a.structureID == b.structureID && a.roomID == b.roomID
+                && a.isMatterDevice == b.isMatterDevice && a.sourceConnectivity == b.sourceConnectivity
+                && a.types == b.types)
     }
     /// Hashes the id only: equal devices have equal ids, and a `Set<HomeDevice>` (what `batched()` emits)
     /// then costs one string hash per device instead of hashing every trait value of every device.

@@ -103,15 +103,19 @@ where S.Input: Sendable, S.Failure == HomeError {
                 if !cancelled { subscriber.receive(completion: error.map { .failure($0) } ?? .finished) }
                 return false
             case .value(let value):
-                let more = subscriber.receive(value)
-                let keepGoing = state.withLock { s -> Bool in
-                    s.demand -= 1
-                    s.demand += more
-                    if s.demand == 0 || s.cancelled { s.pumping = false }
-                    return s.pumping
-                }
-                if !keepGoing { return false }
+                if !account(delivered: 1, more: subscriber.receive(value)) { return false }
             }
+        }
+    }
+
+    /// Counts `delivered` values against the demand and adds what the subscriber asked for meanwhile;
+    /// false (and `pumping` cleared) when there is no demand left or the subscription was cancelled.
+    private func account(delivered: Int, more: Subscribers.Demand) -> Bool {
+        state.withLock { s in
+            s.demand -= delivered
+            s.demand += more
+            if s.demand == 0 || s.cancelled { s.pumping = false }
+            return s.pumping
         }
     }
 
@@ -142,13 +146,7 @@ where S.Input: Sendable, S.Failure == HomeError {
                     }
                     return (delivered, more)
                 }
-                let keepGoing = state.withLock { s -> Bool in
-                    s.demand -= delivered
-                    s.demand += more
-                    if s.demand == 0 || s.cancelled { s.pumping = false }
-                    return s.pumping
-                }
-                if !keepGoing { return }
+                if !account(delivered: delivered, more: more) { return }
             } catch {
                 let failure = HomeError.from(error)
                 if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .failure(failure)) } }
