@@ -107,3 +107,68 @@ struct VendorTraitTests {
         #expect(error?.code == .conflictingRegistration)
     }
 }
+
+@Suite("Validator's index of the catalog")
+struct ValidationIndexTests {
+    @Test("a trait registered into a validator's catalog after it was made is indexed, enums included")
+    func catalogChangedLater() throws {
+        var validator = Validator(catalog: .builtin)
+        #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0xFFF3_FC00, attributes: [0x0001: .enum(1)])
+        }
+        var catalog = validator.catalog
+        try catalog.registerVendorTrait(VendorTraitTests.blinds)
+        validator.catalog = catalog
+        try validator.validateReport(trait: 0xFFF3_FC00, attributes: [0x0001: .enum(1), 0x0000: .int(-90)])
+        try validator.validateReport(trait: 0xFFF3_FC00, attributes: [0x0001: .uint(0)])
+        let error = #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0xFFF3_FC00, attributes: [0x0001: .enum(2)])
+        }
+        #expect(error?.code == .notInAllowedSet)
+        #expect(error?.message.contains("TiltEnum") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("the quick checks decide only what they may: types, nulls, read-only attributes")
+    func quickChecks() throws {
+        let validator = Validator(catalog: .builtin)
+        // OnOff.onOff is a read-only boolean: a report passes, a write is refused, another type is refused.
+        try validator.validateReport(trait: 0x0006, attributes: [0x0000: .bool(true)])
+        #expect(throws: ValidationError.self) { try validator.validateWrite(trait: 0x0006, attributes: [0x0000: .bool(true)]) }
+        let wrongType = #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0x0006, attributes: [0x0000: .uint(1)])
+        }
+        #expect(wrongType?.code == .wrongType)
+        // An enum attribute (camera TriStateAutoEnum): in the set, out of it, null where not nullable.
+        try validator.validateReport(trait: 0xFFF1_FC03, attributes: [0x0016: .enum(2)])
+        let outside = #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0xFFF1_FC03, attributes: [0x0016: .enum(7)])
+        }
+        #expect(outside?.code == .notInAllowedSet)
+        let null = #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0xFFF1_FC03, attributes: [0x0016: .null])
+        }
+        #expect(null?.code == .nullNotAllowed)
+    }
+
+    @Test("integers: width, declared bounds and allowed sets decide as the general checker does")
+    func integers() throws {
+        let validator = Validator(catalog: .builtin)
+        // LevelControl.onLevel: uint8 with a declared maximum of 254.
+        for good: Value in [.uint(254), .int(254), .uint(0)] {
+            try validator.validateReport(trait: 0x0008, attributes: [0x0011: good])
+        }
+        for (bad, code) in [(Value.uint(255), ValidationError.Code.outOfRange), (.int(-1), .outOfRange),
+                            (.uint(.max), .outOfRange), (.string("254"), .wrongType)] {
+            let error = #expect(throws: ValidationError.self) {
+                try validator.validateReport(trait: 0x0008, attributes: [0x0011: bad])
+            }
+            #expect(error?.code == code, "\(bad): \(error?.message ?? "")")
+        }
+        // CameraAvStreamManagement.imageRotation: an allowed set.
+        try validator.validateReport(trait: 0xFFF1_FC03, attributes: [0x0022: .uint(180)])
+        let rotation = #expect(throws: ValidationError.self) {
+            try validator.validateReport(trait: 0xFFF1_FC03, attributes: [0x0022: .uint(90)])
+        }
+        #expect(rotation?.code == .notInAllowedSet)
+    }
+}

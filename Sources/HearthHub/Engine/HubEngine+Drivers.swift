@@ -96,43 +96,44 @@ extension HubEngine {
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
         for item in report.traits {
-            let subject = "\(item.deviceID)/\(item.endpoint)/\(item.traitID)"
+            // Formed only for a refusal: a valid report allocates no text.
+            func subject() -> String { "\(item.deviceID)/\(item.endpoint)/\(item.traitID)" }
             let id = DeviceRecord.globalID(driver: driver, local: item.deviceID)
-            // The device is changed in place in the graph: a copy taken out and written back would copy
-            // its types and traits on every report (the copy shares their storage with the graph).
+            let connectivity =
+                item.connectivity == .unknown ? ConnectivityState.online : ConnectivityState(proto: item.connectivity)
+            let attributes = TraitRecord.attributes(item.attributes)
+            // The trait is changed in place in the graph. Nothing may still hold the device or the trait when
+            // it is (hence this scope): a copy alive then would make the change copy the device's types and
+            // the trait's attributes.
             let t: Int
             let i: Int
-            var trait: TraitRecord
             do {
                 guard let device = graph.devices[id] else {
-                    rejections.append(Self.rejection(subject, .notFound, "no device '\(item.deviceID)' of driver '\(driver)'"))
+                    rejections.append(Self.rejection(subject(), .notFound, "no device '\(item.deviceID)' of driver '\(driver)'"))
                     continue
                 }
                 guard let type = device.typeIndex(endpoint: item.endpoint),
                     let index = device.types[type].traitIndex(TraitID(item.traitID))
                 else {
-                    rejections.append(Self.rejection(subject, .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
+                    rejections.append(Self.rejection(subject(), .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
                     continue
                 }
+                do {
+                    try validator.validateReport(trait: TraitID(item.traitID), attributes: attributes)
+                } catch {
+                    rejections.append(Self.rejection(subject(), .invalidArgument, error.message))
+                    continue
+                }
+                // Only what the report carries can differ: compare those values, not the whole trait.
+                let current = device.types[type].traits[index]
+                guard current.connectivity != connectivity || !current.confirmed
+                    || attributes.contains(where: { current.attributes[$0.key] != $0.value })
+                else { continue }
                 (t, i) = (type, index)
-                trait = device.types[t].traits[i]
             }
-            let attributes = TraitRecord.attributes(item.attributes)
-            do {
-                try validator.validateReport(trait: TraitID(item.traitID), attributes: attributes)
-            } catch {
-                rejections.append(Self.rejection(subject, .invalidArgument, error.message))
-                continue
-            }
-            let before = trait
-            trait.attributes.merge(attributes) { _, new in new }
-            trait.connectivity = item.connectivity == .unknown ? .online : ConnectivityState(proto: item.connectivity)
-            trait.confirmed = true
-            guard trait != before else { continue }
-            trait.revision = revision
-            graph.devices[id]!.types[t].traits[i] = trait
+            graph.devices[id]!.types[t].traits[i].apply(attributes, connectivity: connectivity, revision: revision)
             graph.devices[id]!.revision = revision
-            changes.append(.trait(graph.devices[id]!, endpoint: item.endpoint, trait))
+            changes.append(.trait(graph.devices[id]!, endpoint: item.endpoint, graph.devices[id]!.types[t].traits[i]))
         }
         if !changes.isEmpty { try record(changes, path: .state) }
         try await throttle()

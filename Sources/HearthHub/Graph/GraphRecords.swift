@@ -24,6 +24,14 @@ public struct TraitRecord: Hashable, Sendable {
     /// False while the values are last known from before a restart.
     public var confirmed: Bool
     public var revision: UInt64
+
+    /// A driver's report: `attributes` merged in (newer values win), confirmed, at `revision`.
+    mutating func apply(_ attributes: [AttributeID: Value], connectivity: ConnectivityState, revision: UInt64) {
+        self.attributes.merge(attributes) { _, new in new }
+        self.connectivity = connectivity
+        confirmed = true
+        self.revision = revision
+    }
 }
 
 /// One device type a device implements (a Matter endpoint).

@@ -10,10 +10,16 @@
 ///                                                                             2: .uint(0), 3: .uint(0)]))
 /// ```
 public struct Validator: Sendable {
-    public var catalog: Catalog
+    /// The schemas checked against; setting it (a vendor trait registered) re-indexes them.
+    public var catalog: Catalog {
+        didSet { index = ValidationIndex(catalog) }
+    }
+    /// The catalog's traits and attributes by id, for the report and write paths.
+    private var index: ValidationIndex
 
     public init(catalog: Catalog) {
         self.catalog = catalog
+        self.index = ValidationIndex(catalog)
     }
 
     /// Checks a client's attribute write.
@@ -33,7 +39,9 @@ public struct Validator: Sendable {
     private func validate(_ attributes: [AttributeID: Value], of traitID: TraitID, writing: Bool)
         throws(ValidationError)
     {
-        let trait = try lookUp(traitID)
+        guard let trait = index.traits[traitID] else {
+            throw ValidationError(code: .unknownTrait, message: "no trait has id \(traitID)", path: "\(traitID)")
+        }
         // Valid reports (nearly all) are checked in any order, without sorting; a failure is looked for again
         // in id order, so that the error names the lowest failing id whatever the dictionary's order.
         do throws(ValidationError) {
@@ -46,10 +54,17 @@ public struct Validator: Sendable {
         }
     }
 
-    private func validate(_ id: AttributeID, _ value: Value, in trait: TraitSchema, writing: Bool)
+    private func validate(_ id: AttributeID, _ value: Value, in indexed: ValidationIndex.Trait, writing: Bool)
         throws(ValidationError)
     {
-        let attribute = try lookUp(id, in: trait)
+        guard let entry = indexed.attributes[id] else {
+            throw ValidationError(
+                code: .unknownAttribute, message: "\(indexed.schema.displayName) has no attribute \(id)",
+                path: indexed.schema.displayName)
+        }
+        if !writing || entry.isWritable, entry.quicklyValid(value) { return }
+        let attribute = entry.schema
+        let trait = indexed.schema
         if writing, !attribute.isWritable {
             throw ValidationError(
                 code: .readOnly,
@@ -111,14 +126,5 @@ public struct Validator: Sendable {
             throw ValidationError(code: .unknownTrait, message: "no trait has id \(id)", path: "\(id)")
         }
         return trait
-    }
-
-    private func lookUp(_ id: AttributeID, in trait: TraitSchema) throws(ValidationError) -> AttributeSchema {
-        guard let attribute = trait.attribute(id) else {
-            throw ValidationError(
-                code: .unknownAttribute, message: "\(trait.displayName) has no attribute \(id)",
-                path: trait.displayName)
-        }
-        return attribute
     }
 }
