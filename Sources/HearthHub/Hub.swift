@@ -37,6 +37,9 @@ public final class Hub: Sendable {
         public var supervision = SupervisionPolicy.defaults
         /// How long a graceful shutdown waits for open calls and streams before it closes them. Default 5 s.
         public var shutdownGrace: Duration = .seconds(5)
+        /// Event loops (threads) serving connections. Default nil: one per CPU the process may run on (its
+        /// affinity mask, not the machine's CPU count; `Docs/Hub.md`, "Event loops").
+        public var eventLoops: Int?
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -114,7 +117,9 @@ public final class Hub: Sendable {
         if wire.callGate == nil {
             wire.callGate = { path, metadata in access.gate(path: path, metadata: metadata) }
         }
-        let server = WireServer(listeningOn: configuration.listen, services: services, configuration: wire)
+        let loops = EventLoops.group(threads: configuration.eventLoops ?? EventLoops.allowedCPUs)
+        let server = WireServer(
+            listeningOn: configuration.listen, services: services, configuration: wire, eventLoopGroup: loops)
         return Hub(
             engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
             access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger)

@@ -60,6 +60,18 @@ struct HearthHubCommand: AsyncParsableCommand {
         }
         if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
         if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
+        if let loops = file.eventLoops {
+            guard (0...1024).contains(loops) else {
+                throw ConfigError("config: event_loops must be 0 (one per allowed CPU) to 1024, got \(loops)")
+            }
+            configuration.eventLoops = loops == 0 ? nil : loops
+        }
+        if let ms = file.stateSaveIntervalMs {
+            guard (1...60_000).contains(ms) else {
+                throw ConfigError("config: state_save_interval_ms must be 1 to 60000, got \(ms)")
+            }
+            configuration.engine.stateSaveInterval = .milliseconds(ms)
+        }
         try file.limits?.apply(to: &configuration)
         configuration.tokens = try file.tokens()
         configuration.plugins = try file.pluginSpecs(

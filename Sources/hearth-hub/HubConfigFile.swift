@@ -41,6 +41,10 @@ struct HubConfigFile: Decodable {
     var retainedChanges: Int?
     var progressIntervalMs: Int?
     var commandTimeoutMs: Int?
+    /// Event loops serving connections; absent or 0: one per CPU the process may run on.
+    var eventLoops: Int?
+    /// How long trait states gather before the newest of each is saved (no fsync on that path).
+    var stateSaveIntervalMs: Int?
     var limits: LimitsEntry?
 
     init() {}
@@ -52,6 +56,8 @@ struct HubConfigFile: Decodable {
         case retainedChanges = "retained_changes"
         case progressIntervalMs = "progress_interval_ms"
         case commandTimeoutMs = "command_timeout_ms"
+        case eventLoops = "event_loops"
+        case stateSaveIntervalMs = "state_save_interval_ms"
     }
 
     static func load(_ path: String) throws -> HubConfigFile {

@@ -10,6 +10,7 @@
 # .build/release/hearth-hub as it is), FANOUT_PIN=0 (no taskset), FANOUT_SERVER_CPUS=1, FANOUT_CLIENT_CPUS=0,
 # FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
 # FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
+# FANOUT_HUB_EXTRA='{"event_loops": 2}' (keys merged into the hub's config file),
 # FANOUT_QUIET_MAX=30 (seconds to wait before a phase for both CPUs to calm down), FANOUT_CLIENT_NICE=-5,
 # FANOUT_RETRIES=2 (runs of a phase again when other processes took over 20% of a CPU),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
@@ -231,15 +232,17 @@ mq_pid=$!
 pids+=("$mq_pid")
 
 suffix=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
-python3 - "$tmp/hub.json" "$drivers" "$max_watchers" "$suffix" <<'EOF'
+python3 - "$tmp/hub.json" "$drivers" "$max_watchers" "$suffix" "${FANOUT_HUB_EXTRA:-"{}"}" <<'EOF'
 import json, sys
-path, drivers, watchers, suffix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-json.dump({
+path, drivers, watchers, suffix, extra = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+config = {
     "structures": [{"id": "home", "name": "Home"}],
     "clients": [{"token": f"fanout-watch-{i}-{suffix}", "user": f"watcher{i}", "role": "viewer", "structures": ["*"]}
                 for i in range(watchers)],
     "drivers": [{"id": f"fanout{j}", "token": f"fanout-driver-{j}-{suffix}"} for j in range(drivers)],
-}, open(path, "w"), indent=2)
+}
+config.update(json.loads(extra))
+json.dump(config, open(path, "w"), indent=2)
 EOF
 "${server_pin[@]}" "$hub_bin" --config "$tmp/hub.json" --data-dir "$tmp/hub" --listen 127.0.0.1:0 \
   --log-level warning >"$tmp/hub.log" 2>&1 &
