@@ -41,7 +41,7 @@ enum EventLoops {
     static func cpuCount(list: Substring) -> Int? {
         var count = 0
         for part in list.split(separator: ",") {
-            let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
             switch bounds.count {
             case 1:
                 guard bounds[0] != nil else { return nil }
