@@ -20,6 +20,8 @@ struct HubConfigTests {
         arguments: [
             (#"{"retainedChanges": 5}"#, "unknown key 'retainedChanges'"),
             (#"{"retained_changes": 0}"#, "retained_changes must be at least 1"),
+            (#"{"event_loops": -1}"#, "event_loops must be 0 (one per allowed CPU) to 1024"),
+            (#"{"state_save_interval_ms": 0}"#, "state_save_interval_ms must be 1 to 60000"),
             (#"{"clients": [{"token": "t", "user": "u"}]}"#, "missing 'role'"),
             (#"{"clients": [{"token": "t", "user": "a", "role": "admin"}, {"token": "t", "user": "b", "role": "viewer"}]}"#, "a token is used twice"),
             ("{not json", "not valid JSON"),
