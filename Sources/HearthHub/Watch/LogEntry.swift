@@ -64,6 +64,67 @@ final class LogEntry: Sendable {
             device: deviceID.flatMap { graph.devices[$0] })
     }
 
+    private init(revision: UInt64, key: CoalesceKey?, route: ChangeRoute, framed: [UInt8], headerLength: Int) {
+        self.revision = revision
+        self.key = key
+        self.route = route
+        self.framed = framed
+        self.headerLength = headerLength
+        framedMovedOut = nil
+    }
+
+    /// The entry of one trait's new state, the hot path's change (one per report item): the trait state is
+    /// encoded by swift-protobuf, and the two messages around it (`TraitChange`, `Change`) and the response
+    /// field are framed around those bytes in one buffer. Encoding the whole `Change` instead made
+    /// swift-protobuf size every nested message once more per level above it, and copied the bytes into the
+    /// frame. `LogEntryTests` checks the bytes equal swift-protobuf's encoding of the same `Change`.
+    static func trait(revision: UInt64, device: DeviceRecord, endpoint: UInt32, state: TraitRecord) throws -> LogEntry {
+        let stateBytes: [UInt8] = try state.proto.serializedBytes()
+        let deviceID = device.id.utf8
+        // TraitChange: device_id = 1 (string), endpoint = 2 (uint32), state = 3 (message, always present).
+        var traitChangeSize = 1 + varintSize(UInt64(stateBytes.count)) + stateBytes.count
+        if !deviceID.isEmpty { traitChangeSize += 1 + varintSize(UInt64(deviceID.count)) + deviceID.count }
+        if endpoint != 0 { traitChangeSize += 1 + varintSize(UInt64(endpoint)) }
+        // Change: revision = 1 (uint64), trait = 8 (message).
+        var changeSize = 1 + varintSize(UInt64(traitChangeSize)) + traitChangeSize
+        if revision != 0 { changeSize += 1 + varintSize(revision) }
+        var framed: [UInt8] = []
+        framed.reserveCapacity(1 + varintSize(UInt64(changeSize)) + changeSize)
+        framed.append(0x0A)  // WatchResponse.changes = 1, length-delimited
+        WatchResponseBytes.appendVarint(UInt64(changeSize), to: &framed)
+        let headerLength = framed.count
+        if revision != 0 {
+            framed.append(0x08)  // Change.revision = 1, varint
+            WatchResponseBytes.appendVarint(revision, to: &framed)
+        }
+        framed.append(0x42)  // Change.trait = 8, length-delimited
+        WatchResponseBytes.appendVarint(UInt64(traitChangeSize), to: &framed)
+        if !deviceID.isEmpty {
+            framed.append(0x0A)  // TraitChange.device_id = 1
+            WatchResponseBytes.appendVarint(UInt64(deviceID.count), to: &framed)
+            framed.append(contentsOf: deviceID)
+        }
+        if endpoint != 0 {
+            framed.append(0x10)  // TraitChange.endpoint = 2, varint
+            WatchResponseBytes.appendVarint(UInt64(endpoint), to: &framed)
+        }
+        framed.append(0x1A)  // TraitChange.state = 3
+        WatchResponseBytes.appendVarint(UInt64(stateBytes.count), to: &framed)
+        framed.append(contentsOf: stateBytes)
+        let traitID = state.traitID.rawValue
+        return LogEntry(
+            revision: revision, key: .trait(device: device.id, endpoint: endpoint, trait: traitID),
+            route: ChangeRoute(
+                structureID: device.structureID, deviceID: device.id, deviceTypes: device.deviceTypeIDs,
+                traitID: traitID),
+            framed: framed, headerLength: headerLength)
+    }
+
+    /// Bytes of `value` as a protobuf varint.
+    private static func varintSize(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
     private init(change: Hearth_V1_Change, bytes: [UInt8], previousStructureID: String?, device: DeviceRecord?) throws {
         revision = change.revision
         var (key, route) = Self.routing(of: change, device: device)
@@ -150,10 +211,7 @@ extension GraphChange {
             change.deviceRemoved = d.id
             return try LogEntry(change, previousStructureID: nil, device: d)
         case .trait(let d, let endpoint, let trait):
-            change.trait.deviceID = d.id
-            change.trait.endpoint = endpoint
-            change.trait.state = trait.proto
-            return try LogEntry(change, previousStructureID: nil, device: d)
+            return try LogEntry.trait(revision: revision, device: d, endpoint: endpoint, state: trait)
         case .event(let d, var event):
             event.revision = revision
             change.event = event
