@@ -11,6 +11,9 @@
 # FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
 # FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
 # FANOUT_HUB_EXTRA='{"event_loops": 2}' (keys merged into the hub's config file),
+# FANOUT_RENAMES=100 (during Hearth's phases, also rename devices at this open-loop rate from a grpcio client,
+# tools/fanout/renamer.py, and print the acknowledgement latency of those durable metadata commits beside the
+# same client's health checks, which touch no disk),
 # FANOUT_QUIET_MAX=30 (seconds to wait before a phase for both CPUs to calm down), FANOUT_CLIENT_NICE=-5,
 # FANOUT_RETRIES=2 (runs of a phase again when other processes took over 20% of a CPU),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
@@ -241,6 +244,7 @@ config = {
                 for i in range(watchers)],
     "drivers": [{"id": f"fanout{j}", "token": f"fanout-driver-{j}-{suffix}"} for j in range(drivers)],
 }
+config["clients"].append({"token": f"fanout-admin-{suffix}", "user": "renamer", "role": "admin", "structures": ["*"]})
 config.update(json.loads(extra))
 json.dump(config, open(path, "w"), indent=2)
 EOF
@@ -261,6 +265,11 @@ else
   git -C "$root" diff --quiet HEAD -- Sources Package.swift || commit="$commit+uncommitted"
 fi
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+interop_python=""
+if [[ ${FANOUT_RENAMES:-0} -gt 0 ]]; then
+  interop_python=$("$root/tools/interop/setup.sh" | tail -1) || die "tools/interop/setup.sh failed (the renamer needs grpcio)"
+fi
 
 # --- one phase: K watchers and D publishers of one system at one rate ----------------------------------
 failed=0
@@ -294,6 +303,14 @@ run_phase() {
     pub_pids+=($!)
   done
   for ((j = 0; j < drivers; j++)); do wait_line "$dir/pub-$j.err" '^READY' "${pub_pids[j]}" 300 || return 1; done
+  local renamer_pid=""
+  if [[ $system == hearth && ${FANOUT_RENAMES:-0} -gt 0 ]]; then
+    "${client_pin[@]}" "$interop_python" "$here/renamer.py" --port "$hub_port" --token "fanout-admin-$suffix" \
+      --devices "$devices" --drivers "$drivers" --rate "$FANOUT_RENAMES" --seconds "$seconds" --go "$go" \
+      >"$dir/renames.json" 2>"$dir/renames.err" &
+    renamer_pid=$!
+    wait_line "$dir/renames.err" '^READY' "$renamer_pid" 120 || return 1
+  fi
   quiet=$(wait_quiet) # also lets the announcements' fan-out settle
   before=$(snapshot "$server_pid")
   local stat_pid="" record_pid=""
@@ -321,6 +338,10 @@ run_phase() {
   stop_pids "${sub_pids[@]}"
   sub_pids=()
   after=$(snapshot "$server_pid")
+  if [[ -n $renamer_pid ]]; then
+    wait "$renamer_pid" || say "the renamer failed (log: $dir/renames.err)"
+    say "renames at ${FANOUT_RENAMES}/s during $rate changes/s, $k watcher(s): $(cat "$dir/renames.json")"
+  fi
   for pid in $stat_pid $record_pid; do kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   stop_pids "${pub_pids[@]}"
   pub_pids=()
