@@ -84,7 +84,7 @@ extension HubEngine {
     /// Every driver the graph or the sessions know, with whether it is connected and how many devices it has.
     public func driverSummaries() -> [String: (connected: Bool, devices: Int)] {
         var summaries: [String: (connected: Bool, devices: Int)] = [:]
-        for device in graph.devices.values { summaries[device.driverID, default: (false, 0)].devices += 1 }
+        for (driver, ids) in graph.devicesByDriver { summaries[driver, default: (false, 0)].devices = ids.count }
         for driver in connectedDrivers { summaries[driver, default: (false, 0)].connected = true }
         return summaries
     }
@@ -131,9 +131,12 @@ extension HubEngine {
                 else { continue }
                 (t, i) = (type, index)
             }
-            graph.devices[id]!.types[t].traits[i].apply(attributes, connectivity: connectivity, revision: revision)
-            graph.devices[id]!.revision = revision
-            changes.append(.trait(graph.devices[id]!, endpoint: item.endpoint, graph.devices[id]!.types[t].traits[i]))
+            let change = graph.modifyDevice(id) { device -> GraphChange in
+                device.types[t].traits[i].apply(attributes, connectivity: connectivity, revision: revision)
+                device.revision = revision
+                return .trait(device, endpoint: item.endpoint, device.types[t].traits[i])
+            }
+            if let change { changes.append(change) }
         }
         if !changes.isEmpty { try record(changes, path: .state) }
         try await throttle()
@@ -209,7 +212,7 @@ extension HubEngine {
         var changes: [GraphChange] = []
         for var device in graph.devices(ofDriver: driver).sorted(by: { $0.id < $1.id })
         where device.setAllTraits(connectivity: state, confirmed: nil, revision: revision) {
-            graph.devices[device.id] = device
+            graph.put(device)
             changes.append(.device(device, previousStructureID: device.structureID))
         }
         if !changes.isEmpty { _ = try? record(changes, path: .state) }

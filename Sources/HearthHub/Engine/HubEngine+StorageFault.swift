@@ -59,13 +59,13 @@ extension HubEngine {
 
     func stage(_ device: DeviceRecord) {
         Self.remember(device.id, graph.devices, in: &metadata.before.devices)
-        graph.devices[device.id] = device
+        graph.put(device)
     }
 
     /// Removes a device from the graph; returns it (nil: no such device).
     func stageDeviceRemoval(_ id: String) -> DeviceRecord? {
         Self.remember(id, graph.devices, in: &metadata.before.devices)
-        return graph.devices.removeValue(forKey: id)
+        return graph.removeDevice(id)
     }
 
     /// Keeps object `id`'s value in `objects` as its image, unless one is kept already (the older value).
@@ -90,9 +90,9 @@ extension HubEngine {
             let current = graph.devices[id]
             refusedStructure[id] = current?.structureID
             if let before {
-                graph.devices[id] = current.map { before.keepingState(of: $0) } ?? before
+                graph.put(current.map { before.keepingState(of: $0) } ?? before)
             } else {
-                graph.devices[id] = nil
+                graph.removeDevice(id)
                 gone.insert(id)
             }
         }
@@ -109,7 +109,7 @@ extension HubEngine {
         publishHeld(through: reserved)
         let revision = upcomingRevision
         let corrections: [GraphChange] = touched.sorted().compactMap { id in
-            graph.devices[id]?.revision = revision
+            graph.modifyDevice(id) { $0.revision = revision }
             return graph.devices[id].map { .device($0, previousStructureID: refusedStructure[id]) }
         }
         if !corrections.isEmpty { _ = try? record(corrections, path: .state) }

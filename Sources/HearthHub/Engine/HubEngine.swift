@@ -130,7 +130,7 @@ public actor HubEngine {
         var graph = HomeGraph(epoch: stored.epoch, revision: start)
         for s in stored.structures { graph.structures[s.id] = s }
         for r in stored.rooms { graph.rooms[r.id] = r }
-        for d in stored.devices { graph.devices[d.id] = d }
+        for d in stored.devices { graph.put(d) }
         for state in stored.traits { graph.restore(state) }
         self.graph = graph
         self.reserved = stored.clean ? stored.revision : start
@@ -175,7 +175,7 @@ public actor HubEngine {
         changes = []
         for var device in graph.devices.values.sorted(by: { $0.id < $1.id })
         where device.setAllTraits(connectivity: .unknown, confirmed: false, revision: unconfirmed) {
-            graph.devices[device.id] = device
+            graph.put(device)
             changes.append(.device(device, previousStructureID: device.structureID))
         }
         if !changes.isEmpty { _ = try? record(changes, path: .state) }

@@ -10,7 +10,12 @@ struct HomeGraph: Sendable {
     var revision: UInt64
     var structures: [String: StructureRecord] = [:]
     var rooms: [String: RoomRecord] = [:]
-    var devices: [String: DeviceRecord] = [:]
+    /// Changed through ``put(_:)``, ``removeDevice(_:)`` and ``modifyDevice(_:_:)``, which keep
+    /// ``devicesByDriver`` in step.
+    private(set) var devices: [String: DeviceRecord] = [:]
+    /// The ids of each driver's devices: a driver's connect and disconnect touch its own devices, never
+    /// all of them.
+    private(set) var devicesByDriver: [String: Set<String>] = [:]
 
     init(epoch: String, revision: UInt64) {
         self.epoch = epoch
@@ -27,9 +32,38 @@ struct HomeGraph: Sendable {
         devices.values.filter { $0.roomID == roomID }.sorted { $0.id < $1.id }
     }
 
-    /// The devices of a driver.
+    /// The devices of a driver, in no order.
     func devices(ofDriver driverID: String) -> [DeviceRecord] {
-        devices.values.filter { $0.driverID == driverID }
+        devicesByDriver[driverID].map { $0.compactMap { devices[$0] } } ?? []
+    }
+
+    /// Adds or replaces a device.
+    mutating func put(_ device: DeviceRecord) {
+        if let old = devices.updateValue(device, forKey: device.id), old.driverID != device.driverID {
+            unindex(old)
+        }
+        devicesByDriver[device.driverID, default: []].insert(device.id)
+    }
+
+    /// Removes a device; returns it (nil: no such device).
+    @discardableResult
+    mutating func removeDevice(_ id: String) -> DeviceRecord? {
+        guard let old = devices.removeValue(forKey: id) else { return nil }
+        unindex(old)
+        return old
+    }
+
+    /// Changes a device in place (no copy of its types and traits); nil when there is no such device. The
+    /// change must keep the device's id and driver.
+    @discardableResult
+    mutating func modifyDevice<R>(_ id: String, _ body: (inout DeviceRecord) -> R) -> R? {
+        guard let index = devices.index(forKey: id) else { return nil }
+        return body(&devices.values[index])
+    }
+
+    private mutating func unindex(_ device: DeviceRecord) {
+        devicesByDriver[device.driverID]?.remove(device.id)
+        if devicesByDriver[device.driverID]?.isEmpty == true { devicesByDriver[device.driverID] = nil }
     }
 }
 
@@ -37,12 +71,13 @@ extension HomeGraph {
     /// Puts a saved trait state back when it is newer than what its device's record holds; a state of a
     /// device, endpoint or trait that is gone is ignored.
     mutating func restore(_ state: TraitState) {
-        guard var device = devices[state.deviceID], let t = device.typeIndex(endpoint: state.endpoint),
-            let i = device.types[t].traitIndex(state.trait.traitID),
-            device.types[t].traits[i].revision < state.trait.revision
-        else { return }
-        device.types[t].traits[i] = state.trait
-        device.revision = max(device.revision, state.trait.revision)
-        devices[state.deviceID] = device
+        modifyDevice(state.deviceID) { device in
+            guard let t = device.typeIndex(endpoint: state.endpoint),
+                let i = device.types[t].traitIndex(state.trait.traitID),
+                device.types[t].traits[i].revision < state.trait.revision
+            else { return }
+            device.types[t].traits[i] = state.trait
+            device.revision = max(device.revision, state.trait.revision)
+        }
     }
 }
