@@ -121,6 +121,8 @@ let package = Package(
                 "HearthProto",
                 "HearthModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the state saver's row bindings (SQLiteStore).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,8 +1,12 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import HearthModel
 import HearthProto
 import SwiftProtobuf
+
+/// SQLite's "copy the bytes before returning" destructor for bound text and blobs.
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 /// The hub's storage in one SQLite file in WAL mode.
 ///
@@ -140,18 +144,48 @@ final class SQLiteStore: HubStore {
     func save(_ batch: StateBatch) async throws {
         guard !batch.traits.isEmpty else { return }
         try await write(durable: false) { db in
-            try Self.run(
-                db,
-                "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body, kind) VALUES (?, ?, ?, ?, ?)",
-                try batch.traits.map { state in
-                    let (body, kind) =
-                        if let change = state.change { (Data(change), TraitRowKind.change) } else {
-                            (try state.trait.proto.serializedData(), TraitRowKind.traitState)
-                        }
-                    return [
-                        state.deviceID, Int64(state.endpoint), Int64(state.trait.traitID.rawValue), body, kind.rawValue,
-                    ]
-                })
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body, kind) VALUES (?, ?, ?, ?, ?)")
+            try Self.insertStates(batch.traits, with: statement, in: db)
+        }
+    }
+
+    /// The state saver's rows, bound through SQLite's C API: GRDB's `StatementArguments` boxed the five
+    /// values of every row and the `Change` bytes were copied into a `Data` first, a fifth of the saver at
+    /// 20,000 states/s. SQLite copies bound text and blobs (`SQLITE_TRANSIENT`) before the call returns.
+    private static func insertStates(_ states: [TraitState], with statement: Statement, in db: Database) throws {
+        let handle = statement.sqliteStatement
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for state in states {
+            sqlite3_reset(handle)
+            var code = state.deviceID.withCString { sqlite3_bind_text(handle, 1, $0, -1, transient) }
+            if code == SQLITE_OK { code = sqlite3_bind_int64(handle, 2, Int64(state.endpoint)) }
+            if code == SQLITE_OK { code = sqlite3_bind_int64(handle, 3, Int64(state.trait.traitID.rawValue)) }
+            let kind: TraitRowKind
+            if let change = state.change {
+                kind = .change
+                if code == SQLITE_OK { code = bindBlob(change, at: 4, of: handle) }
+            } else {
+                kind = .traitState
+                let body: [UInt8] = try state.trait.proto.serializedBytes()
+                if code == SQLITE_OK { code = bindBlob(body[...], at: 4, of: handle) }
+            }
+            if code == SQLITE_OK { code = sqlite3_bind_int64(handle, 5, kind.rawValue) }
+            if code == SQLITE_OK { code = sqlite3_step(handle) }
+            guard code == SQLITE_DONE else {
+                let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            }
+        }
+    }
+
+    private static func bindBlob(_ bytes: ArraySlice<UInt8>, at index: Int32, of handle: OpaquePointer) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            // A zero-length blob needs a non-null pointer, or SQLite stores NULL (the column is NOT NULL).
+            sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), transient)
         }
     }
 
