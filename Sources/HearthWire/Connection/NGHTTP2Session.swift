@@ -26,6 +26,12 @@ protocol NGHTTP2SessionDelegate: AnyObject {
     func sessionPing(ack: Bool)
     /// The peer sent GOAWAY.
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32)
+    /// The peer's SETTINGS arrived (not an acknowledgement of ours).
+    func sessionSettings()
+}
+
+extension NGHTTP2SessionDelegate {
+    func sessionSettings() {}
 }
 
 /// Owns one `nghttp2_session` and turns its C callbacks and return codes into
