@@ -80,6 +80,7 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 "CZlib",
             ],
             swiftSettings: swiftSettings
@@ -279,7 +280,7 @@ let package = Package(
         // The command-line client, on HearthSDK.
         .executableTarget(
             name: "hearthctl",
-            dependencies: ["HearthSDK", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HearthSDK", "HearthWire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // The README's HearthSDK example, compiled and run by the tests.
@@ -317,6 +318,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings

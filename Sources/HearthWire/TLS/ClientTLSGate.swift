@@ -1,5 +1,6 @@
 internal import NIOCore
 import NIOSSL
+import NIOTLS
 
 /// Sits between a client connection's `NIOSSLClientHandler` and its HTTP/2 handler until the TLS handshake
 /// is done, and settles ``handshake``: succeeded once the server agreed on ALPN `h2`, failed with an

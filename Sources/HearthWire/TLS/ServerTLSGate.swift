@@ -1,5 +1,6 @@
 internal import NIOCore
 import NIOSSL
+import NIOTLS
 
 /// Sits between a server connection's `NIOSSLServerHandler` and its HTTP/2 handler until the TLS handshake
 /// is done, and closes the connection, with a report to the observer, when the handshake fails, takes longer
