@@ -42,11 +42,12 @@ struct HubConfigFile: Decodable {
     var progressIntervalMs: Int?
     var commandTimeoutMs: Int?
     var limits: LimitsEntry?
+    var tls: TLSEntry?
 
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, socket, structures, clients, drivers, plugins, limits
+        case listen, socket, structures, clients, drivers, plugins, limits, tls
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
@@ -74,6 +75,13 @@ struct HubConfigFile: Decodable {
             {
                 throw ConfigError(
                     "config file \(path): unknown key 'limits.\(unknown)' (known: \(knownLimits.sorted().joined(separator: ", ")))")
+            }
+            let knownTLS = Set(TLSEntry.CodingKeys.allCases.map(\.rawValue))
+            if let tls = object["tls"] as? [String: Any],
+                let unknown = tls.keys.sorted().first(where: { !knownTLS.contains($0) })
+            {
+                throw ConfigError(
+                    "config file \(path): unknown key 'tls.\(unknown)' (known: \(knownTLS.sorted().joined(separator: ", ")))")
             }
         }
         do {
