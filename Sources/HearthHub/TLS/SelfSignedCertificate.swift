@@ -59,9 +59,11 @@ public struct SelfSignedCertificate: Sendable {
             notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
             issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
-                // A leaf that is its own root: clients put this very certificate in their trust roots.
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
+                // Its own root: clients put this very certificate in their trust roots, and BoringSSL and
+                // OpenSSL accept a self-signed anchor only if it may sign certificates (as `openssl req -x509`
+                // makes them). Path length 0: it can sign nothing but itself.
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
                 try ExtendedKeyUsage([.serverAuth])
                 SubjectAlternativeNames(alternatives)
             },
