@@ -101,7 +101,7 @@ public final class Hub: Sendable {
                 logCertificate(settings.certificateChain, event: "hub.tls.certificate", logger: logger)
             }
             // Read the files now, so that a bad one stops the hub here with its name.
-            try WireServer(listeningOn: [], services: [], configuration: wire).reloadTLS()
+            try settings.validate()
         }
         if wire.observer is NoWireServerObserver { wire.observer = HubConnectionLog(logger: logger) }
         var metricsEndpoint: MetricsEndpoint?

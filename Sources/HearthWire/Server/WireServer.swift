@@ -6,8 +6,9 @@ import Synchronization
 /// A gRPC-compatible HTTP/2 server on libnghttp2.
 ///
 /// It listens on TCP and Unix-domain sockets (cleartext HTTP/2 with prior
-/// knowledge, or TLS with ALPN `h2` on TCP when ``Configuration/tls`` is set), routes each call by its `:path` to a registered handler, and
-/// runs handlers in its own task group.
+/// knowledge, or TLS with ALPN `h2` on TCP when ``Configuration/tls`` is
+/// set), routes each call by its `:path` to a registered handler, and runs
+/// handlers in its own task group.
 ///
 /// ```swift
 /// let server = WireServer(

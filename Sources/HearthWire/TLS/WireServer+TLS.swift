@@ -31,6 +31,12 @@ extension WireServer {
         /// How long a new connection has to complete its handshake before it is closed. Default 10 s.
         public var handshakeTimeout: Duration = .seconds(10)
 
+        /// Reads the files as ``WireServer/run()`` would, and reports the first problem; keeps nothing.
+        /// - Throws: ``WireTLSError`` naming the file.
+        public func validate() throws(WireTLSError) {
+            _ = try TLSContextFactory.serverContext(self)
+        }
+
         /// TLS from a certificate chain and a key.
         /// - Parameters:
         ///   - certificateChain: the PEM file with the certificate and its intermediates.
