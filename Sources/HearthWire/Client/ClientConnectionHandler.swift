@@ -131,14 +131,16 @@ extension ClientConnectionHandler {
         path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil
     ) throws -> (StreamBridge, ResponseHead, Int32) {
         guard usable, io != nil else { throw RPCError(code: .unavailable, message: "connection is closing") }
-        var headers = [
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(10 + metadata.entries.count)
+        headers += [
             (":method", "POST"), (":scheme", scheme), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"), ("user-agent", "hearth-wire/1"),
         ]
         if let timeout { headers.append(("grpc-timeout", GRPCTimeout(timeout).headerValue)) }
         if let compression { headers.append(("grpc-encoding", compression.name)) }
         headers.append(("grpc-accept-encoding", acceptEncoding))
-        headers += metadata.wireHeaders
+        metadata.appendWireHeaders(to: &headers)
 
         let loop = io.eventLoop
         let box = NIOLoopBound(StreamIDBox(), eventLoop: loop)
