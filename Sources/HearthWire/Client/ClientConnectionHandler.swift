@@ -38,6 +38,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     var spokeHTTP2 = false
     /// Why the connection failed, when an error closed it (a TLS alert, say): calls ending then say so.
     var failure: String?
+    /// The connection is gone (its streams were ended).
+    var ended = false
 
     init(
         configuration: ConnectionConfiguration, authority: String, scheme: String = "http",
@@ -94,16 +96,24 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     /// Stops I/O and ends every call with UNAVAILABLE (the connection is gone); safe to call twice.
     private func endStreams() {
         io?.stop()
+        ended = true
         markUnusable()
         guard !streams.isEmpty else { return }
-        let message =
-            if let failure { "connection closed: \(failure)" }
-            else if spokeHTTP2 { "connection closed" }
-            else { "connection closed before the server spoke HTTP/2 (a TLS port? then connect with TLS)" }
+        let message = closedMessage
         for (_, stream) in streams {
             finish(stream, status: Status(code: .unavailable, message: message), trailers: [:])
         }
         streams.removeAll()
+    }
+
+    /// What a call ended by the connection's end hears: why it ended, when that is known.
+    var closedMessage: String {
+        var message = "connection closed"
+        if !spokeHTTP2, scheme == "http" {
+            message += " before the server spoke HTTP/2 (a TLS port? then connect with TLS)"
+        }
+        if let failure { message += ": \(failure)" }
+        return message
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -130,7 +140,9 @@ extension ClientConnectionHandler {
     func startCall(
         path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil
     ) throws -> (StreamBridge, ResponseHead, Int32) {
-        guard usable, io != nil else { throw RPCError(code: .unavailable, message: "connection is closing") }
+        guard usable, io != nil else {
+            throw RPCError(code: .unavailable, message: ended ? closedMessage : "connection is closing")
+        }
         var headers: [(String, String)] = []
         headers.reserveCapacity(10 + metadata.entries.count)
         headers += [
