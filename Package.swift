@@ -48,6 +48,12 @@ let package = Package(
         // HearthSDK's publishers: Combine on Apple platforms, OpenCombine elsewhere (OpenCombineShim picks).
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // TLS for HearthWire's TCP listeners and clients (BoringSSL inside swift-nio-ssl).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The hub's self-signed certificate and the tests' certificates: X.509 without hand-written ASN.1.
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // libnghttp2 from the system (Debian: libnghttp2-dev, 1.52.0-1+deb12u2 or later).
@@ -73,6 +79,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 "CZlib",
             ],
             swiftSettings: swiftSettings
@@ -82,6 +90,9 @@ let package = Package(
             name: "HearthTesting",
             dependencies: [
                 "HearthWire",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -131,6 +142,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -268,7 +282,7 @@ let package = Package(
         // The command-line client, on HearthSDK.
         .executableTarget(
             name: "hearthctl",
-            dependencies: ["HearthSDK", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HearthSDK", "HearthWire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // The README's HearthSDK example, compiled and run by the tests.
@@ -306,6 +320,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings

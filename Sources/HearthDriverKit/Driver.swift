@@ -59,6 +59,10 @@ public final class Driver: Sendable {
         public var stopGrace: Duration = .seconds(5)
         /// Vendor trait schemas the devices use; sent with the first announcement of each connection.
         public var vendorTraitSchemas: [TraitSchema] = []
+        /// TLS to a hub on TCP (a driver on another machine); with ``WireClient/TLS/certificateChain`` and
+        /// ``WireClient/TLS/privateKey`` set, the driver presents a client certificate (mutual TLS). Default nil:
+        /// plaintext. Ignored for a Unix socket.
+        public var tls: WireClient.TLS?
 
         public init(hub: WireClient.Target, token: String, driverID: String = "") {
             self.hub = hub
@@ -97,7 +101,9 @@ public final class Driver: Sendable {
             vendorSchemas: configuration.vendorTraitSchemas.compactMap {
                 (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) }
             })
-        client = WireClient(target: configuration.hub)
+        var wire = WireClient.Configuration()
+        wire.tls = configuration.tls
+        client = WireClient(target: configuration.hub, configuration: wire)
     }
 
     /// The connection's state now.

@@ -40,6 +40,8 @@ public final class Hub: Sendable {
         /// Event loops (threads) serving connections. Default nil: one per CPU the process may run on (its
         /// affinity mask, not the machine's CPU count; `Docs/Hub.md`, "Event loops").
         public var eventLoops: Int?
+        /// TLS on the TCP listeners (the Unix socket stays plaintext). Default nil: plaintext HTTP/2.
+        public var tls: HubTLS?
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -59,12 +61,15 @@ public final class Hub: Sendable {
     let listen: [WireServer.BindTarget]
     let shutdownGrace: Duration
     let logger: Logger
+    /// The server's TLS settings (files resolved); nil without TLS.
+    let tlsSettings: WireServer.TLS?
 
     private init(
         engine: HubEngine, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
         supervisor: DriverSupervisor?, access: AccessControl, listen: [WireServer.BindTarget],
-        shutdownGrace: Duration, logger: Logger
+        shutdownGrace: Duration, logger: Logger, tlsSettings: WireServer.TLS?
     ) {
+        self.tlsSettings = tlsSettings
         self.shutdownGrace = shutdownGrace
         self.access = access
         self.engine = engine
@@ -76,12 +81,32 @@ public final class Hub: Sendable {
         self.logger = logger
     }
 
-    /// Opens the data directory, binds the metrics port if one is configured, and prepares the services;
-    /// ``run()`` starts serving.
+    /// Opens the data directory, loads the TLS certificate (making a self-signed one first if the
+    /// configuration asks for TLS without files), binds the metrics port if one is configured, and prepares
+    /// the services; ``run()`` starts serving.
     /// - Parameter metrics: where to count; a fresh registry by default.
+    /// - Throws: ``WireTLSError`` naming a TLS file that cannot be used, or the data directory's errors.
     public static func open(
         configuration: Configuration, logger: Logger = Logger(label: "hearth.hub"), metrics: HubMetrics = HubMetrics()
     ) async throws -> Hub {
+        var wire = configuration.wire
+        var tlsSettings: WireServer.TLS?
+        if let tls = configuration.tls {
+            let (settings, selfSigned) = try tls.resolve(
+                dataDirectory: configuration.engine.dataDirectory, listen: configuration.listen)
+            tlsSettings = settings
+            wire.tls = settings
+            if let selfSigned {
+                logCertificate(
+                    selfSigned.certificatePath,
+                    event: selfSigned.created ? "hub.tls.self_signed_created" : "hub.tls.self_signed", logger: logger)
+            } else {
+                logCertificate(settings.certificateChain, event: "hub.tls.certificate", logger: logger)
+            }
+            // Read the files now, so that a bad one stops the hub here with its name.
+            try settings.validate()
+        }
+        if wire.observer is NoWireServerObserver { wire.observer = HubConnectionLog(logger: logger) }
         var metricsEndpoint: MetricsEndpoint?
         if let target = configuration.metricsListen { metricsEndpoint = try await MetricsEndpoint.bind(target) }
         let engine: HubEngine
@@ -113,7 +138,6 @@ public final class Hub: Sendable {
             // `grpcurl -plaintext HOST:PORT list` and `describe` work without the .proto files.
             try ReflectionService(fileDescriptorSets: [HearthV1Descriptors.serializedFileDescriptorSet]),
         ]
-        var wire = configuration.wire
         if wire.callGate == nil {
             wire.callGate = { path, metadata in access.gate(path: path, metadata: metadata) }
         }
@@ -122,7 +146,8 @@ public final class Hub: Sendable {
             listeningOn: configuration.listen, services: services, configuration: wire, eventLoopGroup: loops)
         return Hub(
             engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
-            access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger)
+            access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger,
+            tlsSettings: tlsSettings)
     }
 
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.

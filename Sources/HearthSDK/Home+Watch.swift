@@ -26,6 +26,7 @@ extension Home {
                 return
             } catch {
                 if Task.isCancelled { return }
+                store.noteConnectionError(error)
             }
             let wait = configuration.reconnect.delay(attempt: attempt, random: .random(in: 0...1))
             attempt += 1

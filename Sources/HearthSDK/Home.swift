@@ -27,6 +27,15 @@ public final class Home: Sendable {
         /// Events an event subscriber may fall behind before it is ended with `resourceExhausted`.
         /// Default 10 000.
         public var eventBacklog = 10_000
+        /// TLS to a hub whose TCP listener serves it (`"tls"` in the hub's config). Default nil: plaintext.
+        /// Ignored for a `unix:` address, which is always plaintext.
+        ///
+        /// ```swift
+        /// var configuration = Home.Configuration()
+        /// configuration.tls = WireClient.TLS(trustRoots: .file("hub-cert.pem"))  // the hub's self-signed certificate
+        /// let home = try Home.connect(to: "hub.local:7070", token: token, configuration: configuration)
+        /// ```
+        public var tls: WireClient.TLS?
 
         public init() {}
     }
@@ -41,7 +50,9 @@ public final class Home: Sendable {
     private let closed = Atomic(false)
 
     private init(target: WireClient.Target, token: String, configuration: Configuration) {
-        client = WireClient(target: target)
+        var wire = WireClient.Configuration()
+        wire.tls = configuration.tls
+        client = WireClient(target: target, configuration: wire)
         self.token = token
         self.configuration = configuration
     }

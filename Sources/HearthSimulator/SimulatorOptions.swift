@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import HearthDriverKit
+import HearthWire
 
 /// The command line every simulated driver shares: how many devices, which seed, which hub.
 ///
@@ -20,6 +21,21 @@ public struct SimulatorOptions: ParsableArguments, Sendable {
 
     @Option(help: "Driver id the token is bound to (checked by the hub; default: whatever the token says).")
     public var driverID: String = ""
+
+    @Flag(help: "Connect with TLS (default: from $HEARTH_TLS and the other HEARTH_TLS_* variables).")
+    public var tls = false
+
+    @Option(help: ArgumentHelp("PEM file of roots to trust, e.g. the hub's self-signed certificate (implies --tls).", valueName: "file"))
+    public var tlsCA: String?
+
+    @Option(help: ArgumentHelp("PEM client certificate for a hub that requires one (mutual TLS; implies --tls).", valueName: "file"))
+    public var tlsCert: String?
+
+    @Option(help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"))
+    public var tlsKey: String?
+
+    @Option(help: "Name to check the hub's certificate against (default: the --hub host).")
+    public var tlsServerName: String?
 
     @Option(help: "Share of devices whose platform traits are cloud-routed (remote), 0 to 1.")
     public var remoteShare: Double = 0.25
@@ -45,6 +61,17 @@ public struct SimulatorOptions: ParsableArguments, Sendable {
 
     /// The driver's connection settings from these options and the environment.
     public func configuration() throws -> Driver.Configuration {
-        try Driver.Configuration.fromEnvironment(hub: hub, token: token, driverID: driverID)
+        try Driver.Configuration.fromEnvironment(hub: hub, token: token, driverID: driverID, tls: try tlsSettings())
+    }
+
+    /// TLS from the flags; nil when none is given (then `HEARTH_TLS*` decide).
+    func tlsSettings() throws -> WireClient.TLS? {
+        guard tls || tlsCA != nil || tlsCert != nil || tlsKey != nil || tlsServerName != nil else { return nil }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        var settings = WireClient.TLS(trustRoots: tlsCA.map { .file($0) } ?? .system)
+        settings.certificateChain = tlsCert
+        settings.privateKey = tlsKey
+        settings.serverName = tlsServerName
+        return settings
     }
 }

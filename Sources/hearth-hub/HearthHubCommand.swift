@@ -73,6 +73,7 @@ struct HearthHubCommand: AsyncParsableCommand {
             configuration.engine.stateSaveInterval = .milliseconds(ms)
         }
         try file.limits?.apply(to: &configuration)
+        configuration.tls = try file.tls?.settings()
         configuration.tokens = try file.tokens()
         configuration.plugins = try file.pluginSpecs(
             hubExecutable: (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath())
@@ -110,6 +111,8 @@ struct HubService: Service {
     let logger: Logger
 
     func run() async throws {
+        // Trapped before LISTENING is printed: from then on a SIGHUP reloads TLS instead of ending the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await hub.run() }
             let addresses = try await hub.listeningAddresses()
@@ -122,7 +125,19 @@ struct HubService: Service {
             }
             print("LISTENING \(addresses.map { "\($0)" }.joined(separator: " "))")
             fflush(nil)  // stdout is not a tty under scripts
-            try await group.waitForAll()
+            // SIGHUP re-reads the TLS certificate and key: new connections use them, open ones keep theirs.
+            group.addTask {
+                for await _ in hangups {
+                    do {
+                        try hub.reloadTLS()
+                    } catch {
+                        logger.error("hub.tls.reload_failed: keeping the current certificate", metadata: ["hub.error": "\(error)"])
+                    }
+                }
+            }
+            // The hub's run ends first (the signal loop never does); then stop listening for signals.
+            try await group.next()
+            group.cancelAll()
         }
     }
 }

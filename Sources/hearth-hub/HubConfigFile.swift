@@ -46,11 +46,12 @@ struct HubConfigFile: Decodable {
     /// How long trait states gather before the newest of each is saved (no fsync on that path).
     var stateSaveIntervalMs: Int?
     var limits: LimitsEntry?
+    var tls: TLSEntry?
 
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, socket, structures, clients, drivers, plugins, limits
+        case listen, socket, structures, clients, drivers, plugins, limits, tls
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
@@ -80,6 +81,13 @@ struct HubConfigFile: Decodable {
             {
                 throw ConfigError(
                     "config file \(path): unknown key 'limits.\(unknown)' (known: \(knownLimits.sorted().joined(separator: ", ")))")
+            }
+            let knownTLS = Set(TLSEntry.CodingKeys.allCases.map(\.rawValue))
+            if let tls = object["tls"] as? [String: Any],
+                let unknown = tls.keys.sorted().first(where: { !knownTLS.contains($0) })
+            {
+                throw ConfigError(
+                    "config file \(path): unknown key 'tls.\(unknown)' (known: \(knownTLS.sorted().joined(separator: ", ")))")
             }
         }
         do {

@@ -31,6 +31,10 @@ struct HubConfigTests {
             (#"{"limits": {"max_json_dept": 8}}"#, "unknown key 'limits.max_json_dept'"),
             (#"{"limits": {"partial_message_bytes_per_server": 0}}"#, "partial_message_bytes_per_server must be positive"),
             (#"{"limits": {"max_type_nesting": 100}}"#, "max_type_nesting must be at most 32"),
+            (#"{"tls": {"cert": "c.pem"}}"#, "tls needs both 'cert' and 'key'"),
+            (#"{"tls": {"client_auth": "required"}}"#, "needs tls.client_ca"),
+            (#"{"tls": {"client_auth": "sometimes", "client_ca": "ca.pem"}}"#, "must be none, optional or required"),
+            (#"{"tls": {"certificate": "c.pem"}}"#, "unknown key 'tls.certificate'"),
         ])
     func refusesBadConfig(json: String, message: String) async throws {
         try await withTemporaryDirectory { dir in

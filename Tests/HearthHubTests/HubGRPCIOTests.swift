@@ -116,3 +116,38 @@ struct HubGRPCIOTests {
         }
     }
 }
+
+/// grpcio over TLS (`grpc.ssl_channel_credentials`) against a hub with the `tls` settings.
+@Suite("The hub with a Python grpcio client over TLS")
+struct HubGRPCIOTLSTests {
+    @Test("grpcio's health check over TLS with a client certificate (mutual TLS optional); without TLS it is refused")
+    func healthOverTLS() async throws {
+        let python = try HubGRPCIOTests.python()
+        try await withTemporaryDirectory { dir in
+            let certificates = try TestCertificates(directory: dir.appendingPathComponent("certs"))
+            try await withHub(directory: dir.appendingPathComponent("data"), configure: {
+                var tls = HubTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey)
+                tls.clientAuthentication = .optional(trustRoots: certificates.caCertificate)
+                $0.tls = tls
+            }) { _, client in
+                let script = HubGRPCIOTests.root.appendingPathComponent("tools/interop/health_check.py").path
+                let target = "127.0.0.1:\(client.port)"
+                let secure = try await ChildProcessIO.run(
+                    python,
+                    [
+                        script, target, "--tls-ca", certificates.caCertificate, "--tls-cert", certificates.clientCertificate,
+                        "--tls-key", certificates.clientKey, "--tls-server-name", "localhost",
+                    ],
+                    timeout: .seconds(60))
+                #expect(secure.status == 0, "\(secure.output)")
+                #expect(secure.output.contains("SERVING"), "\(secure.output)")
+                let anonymous = try await ChildProcessIO.run(
+                    python, [script, target, "--tls-ca", certificates.caCertificate, "--tls-server-name", "localhost"],
+                    timeout: .seconds(60))
+                #expect(anonymous.status == 0, "\(anonymous.output)")
+                let plaintext = try await ChildProcessIO.run(python, [script, target], timeout: .seconds(60))
+                #expect(plaintext.status == 2, "\(plaintext.output)")
+            }
+        }
+    }
+}

@@ -9,6 +9,9 @@
 # its peak RSS, and stops it. Prints one table and writes results/bench-wire.json (repo root).
 #
 # Environment:
+#   BENCH_TLS=1           both servers serve TLS (ALPN h2) with one certificate made here with the
+#                         openssl CLI (ECDSA P-256, SAN IP:127.0.0.1); h2load and nghttp connect over
+#                         https. Results go to results/bench-wire-tls.json and results/bench-wire-tls/.
 #   BENCH_SECONDS=10      measured duration of each of the three loads
 #   BENCH_WARMUP=2        warm-up before each unary load (seconds)
 #   BENCH_ONLY="a b"      measure only these servers (names from SERVERS)
@@ -37,15 +40,20 @@ get_payload=16
 
 lib=(python3 "$here/benchlib.py")
 headers=(-H 'content-type: application/grpc' -H 'te: trailers')
-out_json=$root/results/bench-wire.json
-logs=$root/results/bench-wire
+tls=${BENCH_TLS:-0}
+suffix=
+[[ $tls == 1 ]] && suffix=-tls
+out_json=$root/results/bench-wire$suffix.json
+logs=$root/results/bench-wire$suffix
 rm -rf "$logs"
 mkdir -p "$logs"
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-for tool in h2load nghttp python3; do
+tools_needed=(h2load nghttp python3)
+[[ $tls == 1 ]] && tools_needed+=(openssl)
+for tool in "${tools_needed[@]}"; do
   command -v "$tool" >/dev/null || die "$tool not found (Debian: apt-get install nghttp2-client python3)"
 done
 
@@ -86,6 +94,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# --- TLS: one certificate for every server --------------------------------------------------
+scheme=http transport="h2c" tls_args=()
+if [[ $tls == 1 ]]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -keyout "$work/key.pem" -out "$work/cert.pem" -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    >"$logs/openssl.log" 2>&1 || { cat "$logs/openssl.log" >&2; die "openssl could not make a certificate"; }
+  scheme=https transport="TLS (ALPN h2, ECDSA P-256 certificate)"
+  tls_args=(--tls-cert "$work/cert.pem" --tls-key "$work/key.pem")
+fi
+
 "${lib[@]}" request get "$work/get.bin" --text "$get_text" --payload-size "$get_payload"
 "${lib[@]}" request expand "$work/expand.bin" --text "" --count "$expand_count" --payload-size "$expand_payload"
 "${lib[@]}" request expand "$work/expand-check.bin" --text "check" --count 300 --payload-size 3
@@ -112,7 +130,7 @@ measure() { # measure NAME COMMAND...
   local dir=$logs/$name
   mkdir -p "$dir"
 
-  "${server_pin[@]}" "$@" --port 0 >"$dir/server.out" 2>"$dir/server.err" &
+  "${server_pin[@]}" "$@" --port 0 "${tls_args[@]}" >"$dir/server.out" 2>"$dir/server.err" &
   server_pid=$!
   local port=
   for _ in $(seq 300); do
@@ -122,7 +140,7 @@ measure() { # measure NAME COMMAND...
     sleep 0.1
   done
   [[ $port =~ ^[0-9]+$ ]] || { say "$name printed no 'LISTENING <port>' line within 30 s"; return 1; }
-  local url=http://127.0.0.1:$port/hearth.echo.v1.Echo
+  local url=$scheme://127.0.0.1:$port/hearth.echo.v1.Echo
   say "$name: pid $server_pid, port $port"
 
   # Correctness, once: message bodies, metadata echo, and grpc-status: 0 in the trailers.
@@ -183,7 +201,7 @@ done
 ((${#measured[@]})) || die "no server was measured"
 
 meta=$(python3 -c 'import json, sys
-keys = ("date", "commit", "host", "cpus", "loadavg_at_start", "pinning", "h2load", "bench_seconds", "warmup_seconds", "expand_count", "expand_payload_size", "get_text", "get_payload_size")
+keys = ("date", "commit", "host", "cpus", "loadavg_at_start", "pinning", "h2load", "bench_seconds", "warmup_seconds", "expand_count", "expand_payload_size", "get_text", "get_payload_size", "transport")
 vals = sys.argv[1:]
 d = dict(zip(keys, vals))
 for k in ("cpus", "bench_seconds", "warmup_seconds", "expand_count", "expand_payload_size", "get_payload_size"):
@@ -191,10 +209,10 @@ for k in ("cpus", "bench_seconds", "warmup_seconds", "expand_count", "expand_pay
 print(json.dumps(d))' \
   "$(date -u +%FT%TZ)" "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   "$(uname -srm)" "$(nproc)" "$loadavg" "$pinning" "$(h2load --version | head -1)" \
-  "$seconds" "$warmup" "$expand_count" "$expand_payload" "$get_text" "$get_payload")
+  "$seconds" "$warmup" "$expand_count" "$expand_payload" "$get_text" "$get_payload" "$transport")
 
 echo
-echo "HearthWire benchmark: echo service over h2c on 127.0.0.1; $pinning; ${seconds}s per load"
+echo "HearthWire benchmark: echo service over $transport on 127.0.0.1; $pinning; ${seconds}s per load"
 echo "load average at start: $loadavg (other work on the machine skews the figures)"
 echo "unary: Get with a ${#get_text}-char text and ${get_payload}-byte payload; stream: Expand count=$expand_count payload_size=$expand_payload"
 echo

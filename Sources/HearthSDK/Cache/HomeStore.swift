@@ -14,6 +14,9 @@ final class HomeStore: Sendable {
         var nextID: UInt64 = 0
         var end: HomeError??
         var syncWaiters: [UInt64: CheckedContinuation<HomeSnapshot, any Error>] = [:]
+        /// Why the last attempt to watch failed (a TLS certificate that does not verify, say), for the
+        /// sync timeout's message.
+        var lastConnectionError: String?
     }
 
     private let state = Mutex(State())
@@ -73,13 +76,19 @@ final class HomeStore: Sendable {
         }
     }
 
+    /// Remembers why the watch stream could not be opened or was lost.
+    func noteConnectionError(_ error: any Error) {
+        state.withLock { $0.lastConnectionError = "\(error)" }
+    }
+
     /// The first synced snapshot, waiting for it at most `timeout`.
     func synced(timeout: Duration) async throws -> HomeSnapshot {
         try await withThrowingTaskGroup(of: HomeSnapshot.self) { group in
             group.addTask { try await self.waitForSync() }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw HomeError(.deadlineExceeded, "the hub did not send the home within \(timeout)")
+                let cause = self.state.withLock { $0.lastConnectionError }.map { " (last error: \($0))" } ?? ""
+                throw HomeError(.deadlineExceeded, "the hub did not send the home within \(timeout)\(cause)")
             }
             defer { group.cancelAll() }
             return try await group.next()!

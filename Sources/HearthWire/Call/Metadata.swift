@@ -83,10 +83,17 @@ extension Metadata {
 
     /// The entries as wire headers, binary values base64-encoded unpadded.
     var wireHeaders: [(String, String)] {
-        entries.map { entry in
+        var headers: [(String, String)] = []
+        appendWireHeaders(to: &headers)
+        return headers
+    }
+
+    /// Appends the entries as HTTP/2 header fields, without an array of their own.
+    func appendWireHeaders(to headers: inout [(String, String)]) {
+        for entry in entries {
             switch entry.value {
-            case .string(let s): (entry.key, s)
-            case .binary(let b): (entry.key, Base64.encode(b))
+            case .string(let s): headers.append((entry.key, s))
+            case .binary(let b): headers.append((entry.key, Base64.encode(b)))
             }
         }
     }

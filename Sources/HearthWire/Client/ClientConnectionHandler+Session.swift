@@ -70,6 +70,10 @@ extension ClientConnectionHandler {
         if ack { io.pingAcknowledged() }
     }
 
+    func sessionSettings() {
+        spokeHTTP2 = true
+    }
+
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {
         // Streams above lastStreamID are closed by nghttp2 with REFUSED_STREAM
         // (UNAVAILABLE); the rest finish. New calls go to a new connection.

@@ -1,5 +1,6 @@
 import CNghttp2
 internal import NIOCore
+import NIOSSL
 
 /// The client side of one HTTP/2 connection: opens a stream per call, sends
 /// what the call writes, and reports responses. Confined to the event loop.
@@ -23,6 +24,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 
     let configuration: ConnectionConfiguration
     let authority: String
+    /// `:scheme` of every request: `https` over TLS, `http` otherwise.
+    let scheme: String
     /// The `grpc-accept-encoding` value of every request.
     let acceptEncoding: String
     /// Called once when this connection stops taking new calls.
@@ -31,10 +34,20 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     var session: NGHTTP2Session!
     var streams: [Int32: Stream] = [:]
     var usable = true
+    /// The server's SETTINGS arrived: it speaks HTTP/2.
+    var spokeHTTP2 = false
+    /// Why the connection failed, when an error closed it (a TLS alert, say): calls ending then say so.
+    var failure: String?
+    /// The connection is gone (its streams were ended).
+    var ended = false
 
-    init(configuration: ConnectionConfiguration, authority: String, onUnusable: @escaping @Sendable () -> Void) {
+    init(
+        configuration: ConnectionConfiguration, authority: String, scheme: String = "http",
+        onUnusable: @escaping @Sendable () -> Void
+    ) {
         self.configuration = configuration
         self.authority = authority
+        self.scheme = scheme
         self.acceptEncoding = MessageEncoding.acceptHeader(configuration.compression.enabledEncodings)
         self.onUnusable = onUnusable
     }
@@ -83,14 +96,32 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     /// Stops I/O and ends every call with UNAVAILABLE (the connection is gone); safe to call twice.
     private func endStreams() {
         io?.stop()
+        ended = true
         markUnusable()
+        guard !streams.isEmpty else { return }
+        let message = closedMessage
         for (_, stream) in streams {
-            finish(stream, status: Status(code: .unavailable, message: "connection closed"), trailers: [:])
+            finish(stream, status: Status(code: .unavailable, message: message), trailers: [:])
         }
         streams.removeAll()
     }
 
+    /// What a call ended by the connection's end hears: why it ended, when that is known.
+    var closedMessage: String {
+        var message = "connection closed"
+        if !spokeHTTP2, scheme == "http" {
+            message += " before the server spoke HTTP/2 (a TLS port? then connect with TLS)"
+        }
+        if let failure { message += ": \(failure)" }
+        return message
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if failure == nil {
+            failure =
+                error is NIOSSLError || error is BoringSSLError
+                ? TLSFailure.describe(error, side: .client).message : "\(error)"
+        }
         context.close(promise: nil)
     }
 
@@ -109,15 +140,19 @@ extension ClientConnectionHandler {
     func startCall(
         path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil
     ) throws -> (StreamBridge, ResponseHead, Int32) {
-        guard usable, io != nil else { throw RPCError(code: .unavailable, message: "connection is closing") }
-        var headers = [
-            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
+        guard usable, io != nil else {
+            throw RPCError(code: .unavailable, message: ended ? closedMessage : "connection is closing")
+        }
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(10 + metadata.entries.count)
+        headers += [
+            (":method", "POST"), (":scheme", scheme), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"), ("user-agent", "hearth-wire/1"),
         ]
         if let timeout { headers.append(("grpc-timeout", GRPCTimeout(timeout).headerValue)) }
         if let compression { headers.append(("grpc-encoding", compression.name)) }
         headers.append(("grpc-accept-encoding", acceptEncoding))
-        headers += metadata.wireHeaders
+        metadata.appendWireHeaders(to: &headers)
 
         let loop = io.eventLoop
         let box = NIOLoopBound(StreamIDBox(), eventLoop: loop)

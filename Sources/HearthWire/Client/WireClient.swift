@@ -1,12 +1,14 @@
 public import NIOCore
 public import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A gRPC-compatible HTTP/2 client on libnghttp2.
 ///
 /// It keeps one connection to its target, opened on the first call and
 /// opened again on the next call after it is lost or the server sent
-/// GOAWAY. Calls are multiplexed on it as HTTP/2 streams.
+/// GOAWAY. Calls are multiplexed on it as HTTP/2 streams. With
+/// ``Configuration/tls`` set it speaks TLS (ALPN `h2`) on TCP targets.
 ///
 /// ```swift
 /// let client = WireClient(target: .tcp(host: "127.0.0.1", port: 7070))
@@ -55,6 +57,9 @@ public final class WireClient: Sendable {
         public var connection = ConnectionConfiguration()
         /// How long to wait for a connection. Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
+        /// TLS for TCP targets. Default nil: plaintext HTTP/2 with prior knowledge. Unix-domain socket
+        /// targets are always plaintext.
+        public var tls: TLS?
         public init() {}
         public static var defaults: Configuration { Configuration() }
     }
@@ -77,6 +82,8 @@ public final class WireClient: Sendable {
     let configuration: Configuration
     private let group: MultiThreadedEventLoopGroup
     private let state = Mutex(State.idle)
+    /// The TLS context every connection uses, built once; nil without TLS (or for a Unix socket).
+    private let tlsContext: Result<NIOSSLContext, WireTLSError>?
 
     /// Creates a client; no connection is made until the first call.
     public init(
@@ -86,6 +93,11 @@ public final class WireClient: Sendable {
         self.target = target
         self.configuration = configuration
         self.group = eventLoopGroup
+        if case .tcp = target, let tls = configuration.tls {
+            tlsContext = Result { () throws(WireTLSError) in try TLSContextFactory.clientContext(tls) }
+        } else {
+            tlsContext = nil
+        }
     }
 
     /// Closes the connection once calls in flight finish; later calls fail
@@ -146,23 +158,48 @@ public final class WireClient: Sendable {
             case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
             case .unix: "localhost"
             }
-        let bootstrap = ClientBootstrap(group: group)
+        let tls: (context: NIOSSLContext, serverName: String?)?
+        switch tlsContext {
+        case nil:
+            tls = nil
+        case .failure(let error):
+            connected(.failure(RPCError(code: .unavailable, message: "TLS settings for \(target): \(error)")))
+            return
+        case .success(let context):
+            tls = (context, Self.serverName(configuration.tls?.serverName, target: target))
+        }
+        let loop = group.next()
+        let handshake = tls.map { _ in loop.makePromise(of: Void.self) }
+        let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(.nanoseconds(configuration.connectTimeout.nanosecondsClamped))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let id = ObjectIdentifier(channel)
+                    if let tls, let handshake {
+                        try channel.pipeline.syncOperations.addHandlers(
+                            try NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName),
+                            ClientTLSGate(handshake: handshake, target: target.description))
+                    }
                     let handler = ClientConnectionHandler(
-                        configuration: configuration.connection, authority: authority
+                        configuration: configuration.connection, authority: authority,
+                        scheme: tls == nil ? "http" : "https"
                     ) { [weak self] in self?.connectionUnusable(id) }
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-        let future: EventLoopFuture<any Channel> =
+        let connecting: EventLoopFuture<any Channel> =
             switch target {
             case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
             case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
             }
+        connecting.whenFailure { handshake?.fail($0) }
+        // Over TLS the connection is ready once the handshake agreed on h2, so that a server that is not TLS,
+        // a certificate that does not verify or a refused ALPN fails the first call with a clear reason.
+        let future = connecting.flatMap { channel -> EventLoopFuture<any Channel> in
+            guard let handshake else { return loop.makeSucceededFuture(channel) }
+            return handshake.futureResult.map { channel }
+        }
         future.whenComplete { result in
             switch result {
             case .success(let channel):
@@ -173,11 +210,21 @@ public final class WireClient: Sendable {
                         eventLoop: channel.eventLoop),
                     id: ObjectIdentifier(channel))
                 self.connected(.success(connection))
+            case .failure(let error as RPCError):
+                self.connected(.failure(error))
             case .failure(let error):
                 self.connected(
                     .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(error)")))
             }
         }
+    }
+
+    /// The name for SNI and verification: the one configured, else the target's host unless it is an IP
+    /// address (checked against the certificate's IP addresses, and never sent in SNI).
+    static func serverName(_ configured: String?, target: Target) -> String? {
+        if let configured { return configured }
+        guard case .tcp(let host, _) = target else { return nil }
+        return (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
     }
 
     private func connected(_ result: Result<Connection, RPCError>) {

@@ -40,6 +40,8 @@ extension NGHTTP2Session {
                 delegate.sessionPing(ack: hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
             case Int(NGHTTP2_GOAWAY.rawValue):
                 delegate.sessionGoAway(lastStreamID: frame.goaway.last_stream_id, errorCode: frame.goaway.error_code)
+            case Int(NGHTTP2_SETTINGS.rawValue) where hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+                delegate.sessionSettings()
             default:
                 break
             }

@@ -26,6 +26,12 @@ protocol NGHTTP2SessionDelegate: AnyObject {
     func sessionPing(ack: Bool)
     /// The peer sent GOAWAY.
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32)
+    /// The peer's SETTINGS arrived (not an acknowledgement of ours).
+    func sessionSettings()
+}
+
+extension NGHTTP2SessionDelegate {
+    func sessionSettings() {}
 }
 
 /// Owns one `nghttp2_session` and turns its C callbacks and return codes into
@@ -179,25 +185,39 @@ extension NGHTTP2Session {
 
 extension NGHTTP2Session {
     /// Runs `body` with the headers as an `nghttp2_nv` array.
+    ///
+    /// Names and values are copied once into one temporary buffer beside the array (on the stack for the
+    /// usual few hundred bytes): no heap allocation per header block, which every call makes two or three of.
     private func withNV<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> R) rethrows -> R {
-        var storage = [UInt8]()
-        var offsets = [(Int, Int, Int, Int)]()
-        for (name, value) in headers {
-            let n = storage.count
-            storage.append(contentsOf: name.utf8)
-            let v = storage.count
-            storage.append(contentsOf: value.utf8)
-            offsets.append((n, name.utf8.count, v, value.utf8.count))
-        }
-        storage.append(0)
-        return try storage.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            let nva = offsets.map { o in
-                nghttp2_nv(
-                    name: base + o.0, value: base + o.2, namelen: o.1, valuelen: o.3,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        var byteCount = 1
+        for (name, value) in headers { byteCount += name.utf8.count + value.utf8.count }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { bytes in
+            try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(headers.count, 1)) { nva in
+                var offset = 0
+                for (index, (name, value)) in headers.enumerated() {
+                    let nameStart = offset
+                    offset = Self.copy(name, into: bytes, at: offset)
+                    let valueStart = offset
+                    offset = Self.copy(value, into: bytes, at: offset)
+                    (nva.baseAddress! + index).initialize(
+                        to: nghttp2_nv(
+                            name: bytes.baseAddress! + nameStart, value: bytes.baseAddress! + valueStart,
+                            namelen: valueStart - nameStart, valuelen: offset - valueStart,
+                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                }
+                // nghttp2_nv is a trivial C struct: nothing to deinitialize.
+                return try body(nva.baseAddress!, headers.count)
             }
-            return try nva.withUnsafeBufferPointer { try body($0.baseAddress!, $0.count) }
+        }
+    }
+
+    /// Copies `string`'s UTF-8 into `buffer` at `offset`; returns the offset after it.
+    private static func copy(_ string: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        var string = string
+        return string.withUTF8 { utf8 in
+            guard let source = utf8.baseAddress, !utf8.isEmpty else { return offset }
+            (buffer.baseAddress! + offset).update(from: source, count: utf8.count)
+            return offset + utf8.count
         }
     }
 

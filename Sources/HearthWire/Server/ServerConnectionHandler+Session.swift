@@ -102,7 +102,7 @@ extension ServerConnectionHandler {
         switch end {
         case .finished(let status, let trailers):
             stream.answered = true
-            try? session.submitTrailers(streamID: streamID, headers: Self.statusHeaders(status) + trailers.wireHeaders)
+            try? session.submitTrailers(streamID: streamID, headers: Self.statusHeaders(status, trailers: trailers))
             return .bytes(count, end: .trailersFollow)
         }
     }

@@ -179,10 +179,15 @@ extension ServerConnectionHandler {
                 answerTrailersOnly(stream: stream, streamID: streamID, status: status, metadata: call.context.initialMetadata, trailers: trailers)
             } else {
                 stream.responseHeadersSent = true
-                var headers = [(":status", "200"), ("content-type", "application/grpc")]
+                // One array, sized once: the response head is built per call.
+                let metadata = call.context.initialMetadata
+                var headers: [(String, String)] = []
+                headers.reserveCapacity(4 + metadata.entries.count)
+                headers.append((":status", "200"))
+                headers.append(("content-type", "application/grpc"))
                 if let encoding = call.bridge.outboundCompression.fix() { headers.append(("grpc-encoding", encoding.name)) }
                 headers.append(("grpc-accept-encoding", acceptEncoding))
-                headers += call.context.initialMetadata.wireHeaders
+                metadata.appendWireHeaders(to: &headers)
                 try? session.submitResponse(streamID: streamID, headers: headers, withBody: true)
             }
         }
@@ -195,20 +200,30 @@ extension ServerConnectionHandler {
     ) {
         stream.answered = true
         stream.responseHeadersSent = true
-        var headers = [(":status", String(httpStatus)), ("content-type", "application/grpc")]
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(5 + metadata.entries.count + trailers.entries.count)
+        headers.append((":status", String(httpStatus)))
+        headers.append(("content-type", "application/grpc"))
         headers.append(("grpc-accept-encoding", acceptEncoding))
-        headers += Self.statusHeaders(status)
-        headers += metadata.wireHeaders
-        headers += trailers.wireHeaders
+        Self.appendStatusHeaders(status, to: &headers)
+        metadata.appendWireHeaders(to: &headers)
+        trailers.appendWireHeaders(to: &headers)
         try? session.submitResponse(streamID: streamID, headers: headers, withBody: false)
     }
 
-    static func statusHeaders(_ status: Status) -> [(String, String)] {
-        var headers = [("grpc-status", String(status.code.rawValue))]
+    static func statusHeaders(_ status: Status, trailers: Metadata = [:]) -> [(String, String)] {
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(2 + trailers.entries.count)
+        appendStatusHeaders(status, to: &headers)
+        trailers.appendWireHeaders(to: &headers)
+        return headers
+    }
+
+    static func appendStatusHeaders(_ status: Status, to headers: inout [(String, String)]) {
+        headers.append(("grpc-status", String(status.code.rawValue)))
         if !status.message.isEmpty {
             headers.append(("grpc-message", PercentEncoding.encode(status.message)))
         }
-        return headers
     }
 
     func deadlineExpired(streamID: Int32) {

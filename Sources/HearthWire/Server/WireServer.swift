@@ -1,12 +1,14 @@
 public import NIOCore
 public import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A gRPC-compatible HTTP/2 server on libnghttp2.
 ///
 /// It listens on TCP and Unix-domain sockets (cleartext HTTP/2 with prior
-/// knowledge), routes each call by its `:path` to a registered handler, and
-/// runs handlers in its own task group.
+/// knowledge, or TLS with ALPN `h2` on TCP when ``Configuration/tls`` is
+/// set), routes each call by its `:path` to a registered handler, and runs
+/// handlers in its own task group.
 ///
 /// ```swift
 /// let server = WireServer(
@@ -53,6 +55,12 @@ public final class WireServer: Sendable {
         /// Time between the GOAWAY notice and the final GOAWAY of a graceful
         /// shutdown, for requests already in flight to arrive. Default 1 s.
         public var shutdownNoticeGrace: Duration = .seconds(1)
+        /// TLS on every TCP listener (Unix-domain sockets stay plaintext). Default nil: plaintext HTTP/2
+        /// with prior knowledge everywhere.
+        public var tls: TLS?
+        /// Told about connections closed before HTTP/2 started (failed TLS handshakes, ALPN other than
+        /// `h2`). Default: ignores them.
+        public var observer: any WireServerObserver = NoWireServerObserver()
         public init() {}
         /// The defaults.
         public static var defaults: Configuration { Configuration() }
@@ -85,6 +93,8 @@ public final class WireServer: Sendable {
     private let admission: CallAdmission
     private let budget: WireBudget
     private let state = Mutex(State())
+    /// The TLS context new TCP connections take; nil without ``Configuration/tls``.
+    let tlsContext: ServerTLSContext?
 
     /// Creates a server; nothing happens until ``run()``.
     /// - Parameters:
@@ -104,6 +114,7 @@ public final class WireServer: Sendable {
         self.group = eventLoopGroup
         self.admission = CallAdmission(limit: configuration.maxRunningHandlers)
         self.budget = WireBudget(limits: configuration.connection.budgets)
+        self.tlsContext = configuration.tls.map(ServerTLSContext.init(configuration:))
     }
 
     /// What the server holds and has refused now, across its connections: live sessions, buffered
@@ -133,10 +144,11 @@ public final class WireServer: Sendable {
     public var openConnections: Int { state.withLock { $0.connections.count } }
 
     /// Binds, serves until cancelled or until a graceful shutdown completes.
-    /// - Throws: a bind error.
+    /// - Throws: a bind error, or a ``WireTLSError`` naming a TLS file that cannot be used.
     public func run() async throws {
         let listeners: [NIOAsyncChannel<ServerConnection, Never>]
         do {
+            _ = try tlsContext?.context()
             listeners = try await bindAll()
         } catch {
             let waiters = state.withLock { s in
@@ -214,8 +226,10 @@ extension WireServer {
                     .serverChannelOption(.backlog, value: 256)
                     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                     .childChannelOption(.allowRemoteHalfClosure, value: false)
+                let tls: Bool
+                if case .tcp = target { tls = tlsContext != nil } else { tls = false }
                 let initializer: @Sendable (any Channel) -> EventLoopFuture<ServerConnection> = { channel in
-                    self.initialize(channel)
+                    self.initialize(channel, tls: tls)
                 }
                 switch target {
                 case .tcp(let host, let port):
@@ -234,8 +248,14 @@ extension WireServer {
         return listeners
     }
 
-    private func initialize(_ channel: any Channel) -> EventLoopFuture<ServerConnection> {
+    private func initialize(_ channel: any Channel, tls: Bool) -> EventLoopFuture<ServerConnection> {
         channel.eventLoop.makeCompletedFuture {
+            if tls, let tlsContext {
+                // The context current now; a later reload leaves this connection's alone.
+                try channel.pipeline.syncOperations.addHandlers(
+                    NIOSSLServerHandler(context: try tlsContext.context()),
+                    ServerTLSGate(timeout: tlsContext.configuration.handshakeTimeout, observer: configuration.observer))
+            }
             let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
             let handler = ServerConnectionHandler(
                 configuration: configuration, router: router, admission: admission,

@@ -2,6 +2,7 @@ import Foundation
 import HearthDriverKit
 import HearthSDK
 import HearthTesting
+import HearthWire
 import Testing
 
 /// The files under deploy/ agree with the programs: the hub accepts the shipped config, its tokens work, and
@@ -45,6 +46,22 @@ struct DeployFilesTests {
             let viewer = try Home.connect(to: "unix:\(dir.appendingPathComponent("hub.sock").path)", token: guest)
             defer { viewer.close() }
             #expect(try await viewer.structures().list().map(\.id) == ["home"])
+        }
+    }
+
+    @Test("hearth-hub.tls.json starts the hub with a self-signed certificate a Home can trust")
+    func tlsConfig() async throws {
+        try await withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data")
+            let hub = try await HubProcess(
+                directory: data, config: Self.deploy.appendingPathComponent("hearth-hub.tls.json"),
+                arguments: ["--socket", dir.appendingPathComponent("hub.sock").path])
+            defer { hub.terminate() }
+            var configuration = Home.Configuration()
+            configuration.tls = WireClient.TLS(trustRoots: .file(data.appendingPathComponent("tls/self-signed.pem").path))
+            let home = try Home.connect(to: "127.0.0.1:\(hub.port)", token: "CHANGE-ME-admin-token", configuration: configuration)
+            defer { home.close() }
+            #expect(try await home.structures().list().map(\.name) == ["Home"])
         }
     }
 

@@ -14,7 +14,7 @@ public enum Listen: Sendable {
 
     /// Parses the process's arguments; prints usage and exits on `--help` or a mistake.
     public static func fromCommandLine(program: String) -> Listen {
-        let usage = "usage: \(program) [--port N | --unix PATH]   (default --port 0)"
+        let usage = "usage: \(program) [--port N | --unix PATH] [--tls-cert PEM --tls-key PEM]   (default --port 0)"
         func fail(_ problem: String) -> Never {
             var message = "error: \(problem)\n\(usage)\n"
             message.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
@@ -32,6 +32,9 @@ public enum Listen: Sendable {
             case "--unix":
                 guard let value = arguments.popFirst(), !value.isEmpty else { fail("--unix needs a path") }
                 listen = .unix(value)
+            case "--tls-cert", "--tls-key":
+                guard arguments.popFirst() != nil else { fail("\(argument) needs a path") }
+                // Read by `TLSFiles.fromCommandLine()`.
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -49,5 +52,24 @@ public enum Listen: Sendable {
         case .unix(let path): print("LISTENING unix:\(path)")
         }
         fflush(nil)
+    }
+}
+
+/// `--tls-cert PEM --tls-key PEM`: serve TLS (ALPN h2) with this certificate and key.
+public struct TLSFiles: Sendable {
+    public var certificate: String
+    public var key: String
+
+    /// The files from the process's arguments, or nil for plaintext (h2c). Both or neither.
+    public static func fromCommandLine() -> TLSFiles? {
+        var certificate: String?
+        var key: String?
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            if argument == "--tls-cert" { certificate = arguments.popFirst() }
+            if argument == "--tls-key" { key = arguments.popFirst() }
+        }
+        guard let certificate, let key else { return nil }
+        return TLSFiles(certificate: certificate, key: key)
     }
 }

@@ -164,7 +164,16 @@ let address: GRPCNIOTransportHTTP2.SocketAddress =
     case .port(let port): .ipv4(host: "127.0.0.1", port: port)
     case .unix(let path): .unixDomainSocket(path: path)
     }
-let transport = HTTP2ServerTransport.Posix(address: address, transportSecurity: .plaintext)
+// With --tls-cert/--tls-key: TLS through grpc-swift-nio-transport's own configuration (ALPN h2).
+let security: HTTP2ServerTransport.Posix.TransportSecurity =
+    if let tls = TLSFiles.fromCommandLine() {
+        .tls(
+            certificateChain: [.file(path: tls.certificate, format: .pem)],
+            privateKey: .file(path: tls.key, format: .pem))
+    } else {
+        .plaintext
+    }
+let transport = HTTP2ServerTransport.Posix(address: address, transportSecurity: security)
 let server = GRPCServer(transport: transport, services: [EchoService()])
 
 try await withThrowingDiscardingTaskGroup { group in

@@ -4,6 +4,7 @@
 //
 //     hearth-echo-server --port 0        # 127.0.0.1, OS-chosen port; prints `LISTENING <port>`
 //     hearth-echo-server --unix PATH     # Unix domain socket; prints `LISTENING unix:<PATH>`
+//     hearth-echo-server --port 0 --tls-cert cert.pem --tls-key key.pem   # TLS (ALPN h2) on TCP
 //
 // SIGTERM ends the process (the benchmark does not measure shutdown).
 import EchoServerCommandLine
@@ -18,7 +19,11 @@ let target: WireServer.BindTarget =
     case .port(let port): .tcp(host: "127.0.0.1", port: port)
     case .unix(let path): .unix(path: path)
     }
-let server = WireServer(listeningOn: [target], services: [EchoService(), HealthService()])
+var configuration = WireServer.Configuration()
+if let tls = TLSFiles.fromCommandLine() {
+    configuration.tls = WireServer.TLS(certificateChain: tls.certificate, privateKey: tls.key)
+}
+let server = WireServer(listeningOn: [target], services: [EchoService(), HealthService()], configuration: configuration)
 
 try await withThrowingDiscardingTaskGroup { group in
     group.addTask { try await server.run() }
