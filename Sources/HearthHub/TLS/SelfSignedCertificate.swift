@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
 #if canImport(Glibc)
-import Glibc  // in_addr, in6_addr, inet_pton (named here: the module also sees NIO's C shims)
+import Glibc  // inet_pton
 #endif
 import SwiftASN1
 import X509
@@ -76,10 +76,12 @@ public struct SelfSignedCertificate: Sendable {
 
     /// The bytes of an IPv4 or IPv6 literal, or nil for a name.
     static func ipBytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
+        // Plain byte buffers, not in_addr/in6_addr: with member import visibility those C structs' initializers
+        // belong to whichever module's headers declared them first (NIO's C shims in a clean build).
+        for (family, count) in [(AF_INET, 4), (AF_INET6, 16)] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            if bytes.withUnsafeMutableBytes({ inet_pton(family, text, $0.baseAddress) }) == 1 { return bytes }
+        }
         return nil
     }
 
