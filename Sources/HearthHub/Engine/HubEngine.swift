@@ -138,7 +138,8 @@ public actor HubEngine {
         let history =
             stored.clean
             ? try stored.log.map {
-                try LogEntry(stored: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
+                try LogEntry(
+                    stored: $0.bytes, decoded: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
             } : []
         self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: start, history: history)
         maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))

@@ -1,4 +1,5 @@
 import HearthModel
+import HearthProto
 
 /// What the engine needs from storage. SQLite (``SQLiteStore``) is the default; the engine knows nothing
 /// SQLite-specific, so another implementation (PostgreSQL for operators of many homes) can stand in.
@@ -55,8 +56,16 @@ struct StoredHome: Sendable {
     var devices: [DeviceRecord]
     /// Trait states saved after their device's last metadata commit (the newer revision wins).
     var traits: [TraitState]
-    /// The change log of the last clean stop, oldest first: (change bytes, previous structure of a moved device).
-    var log: [(change: [UInt8], previousStructureID: String?)]
+    /// The change log of the last clean stop, oldest first: the change's bytes and the same decoded, and the
+    /// previous structure of a moved device.
+    var log: [StoredChange]
+}
+
+/// One change of the stored log.
+struct StoredChange: Sendable {
+    var bytes: [UInt8]
+    var change: Hearth_V1_Change
+    var previousStructureID: String?
 }
 
 /// One trait's state on one endpoint of a device: the unit the state path saves.

@@ -114,11 +114,16 @@ final class SQLiteStore: HubStore {
                 : try Hearth_V1_TraitState(serializedBytes: row.body)
             return TraitState(deviceID: row.deviceID, endpoint: row.endpoint, trait: TraitRecord(proto: state))
         }
+        let log = try await Self.decodeInParallel(raw.log) { row in
+            StoredChange(
+                bytes: row.change, change: try Hearth_V1_Change(serializedBytes: row.change),
+                previousStructureID: row.previousStructureID)
+        }
         return StoredHome(
             epoch: raw.epoch, revision: raw.revision, reserved: raw.reserved, clean: raw.clean,
             structures: try raw.structures.map { StructureRecord(proto: try Hearth_V1_Structure(serializedBytes: $0)) },
             rooms: try raw.rooms.map { RoomRecord(proto: try Hearth_V1_Room(serializedBytes: $0)) },
-            devices: devices, traits: traits, log: raw.log)
+            devices: devices, traits: traits, log: log)
     }
 
     /// The store's rows before decoding.

@@ -50,8 +50,10 @@ final class LogEntry: Sendable {
     }
 
     /// Rebuilds an entry from its stored `Change` bytes (after a restart), routing it with the graph as loaded.
-    convenience init(stored bytes: [UInt8], previousStructureID: String?, graph: HomeGraph) throws {
-        let change = try Hearth_V1_Change(serializedBytes: bytes)
+    /// (The store decodes a cold start's log on every core, so the change arrives decoded with its bytes.)
+    convenience init(stored bytes: [UInt8], decoded change: Hearth_V1_Change, previousStructureID: String?, graph: HomeGraph)
+        throws
+    {
         let deviceID: String? =
             switch change.kind {
             case .deviceRemoved(let id): id
