@@ -22,6 +22,10 @@ public struct Validator: Sendable {
         self.index = ValidationIndex(catalog)
     }
 
+    /// A validator of ``Catalog/builtin``, made once: making one indexes every trait of its catalog, which
+    /// typed commands and writes (HearthTypes) must not pay per call.
+    public static let builtin = Validator(catalog: .builtin)
+
     /// Checks a client's attribute write.
     ///
     /// - Throws: ``ValidationError`` with `.unknownTrait`, `.unknownAttribute`, `.readOnly`, or a value code.

@@ -100,7 +100,7 @@ extension Trait {
         let value = Value.struct(fields)
         if Catalog.builtin.trait(Self.traitID) != nil {
             do {
-                try Validator(catalog: .builtin).validateCommand(trait: Self.traitID, command: command, fields: value)
+                try Validator.builtin.validateCommand(trait: Self.traitID, command: command, fields: value)
             } catch {
                 throw sender?.translate(error) ?? error
             }
@@ -116,7 +116,7 @@ extension Trait {
         guard !attributes.isEmpty else { return }
         if Catalog.builtin.trait(Self.traitID) != nil {
             do {
-                try Validator(catalog: .builtin).validateWrite(trait: Self.traitID, attributes: attributes)
+                try Validator.builtin.validateWrite(trait: Self.traitID, attributes: attributes)
             } catch {
                 throw sender?.translate(error) ?? error
             }
