@@ -1,4 +1,6 @@
+import Foundation
 @testable import HearthHub
+import NIOCore
 import Testing
 
 @Suite("Event loops per allowed CPU")
@@ -17,6 +19,14 @@ struct EventLoopsTests {
     func allowed() {
         let allowed = EventLoops.allowedCPUs
         #expect(allowed >= 1)
+        #expect(allowed <= System.coreCount)
+        // What the kernel says this process may use, read independently of the parser.
+        let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        if let mask = status?.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let bits = mask.dropFirst("Cpus_allowed:".count).filter(\.isHexDigit)
+                .reduce(0) { $0 + Int(String($1), radix: 16)!.nonzeroBitCount }
+            #expect(allowed == min(bits, System.coreCount))
+        }
         #expect(EventLoops.group(threads: 1) === EventLoops.group(threads: 1))
         #expect(EventLoops.group(threads: 0) === EventLoops.group(threads: 1))
     }
