@@ -36,3 +36,15 @@ echo "Generated code is up to date."
 
 # The C driver SDK's protoc-c output (c/driver/gen) is committed too; its generator checks it.
 "$root/c/driver/generate.sh" --check
+
+# The dashboard's files are embedded in the hub (tools/dashboard/embed.py); the embedded copy must match dashboard/.
+embedded=$root/Sources/HearthHub/Dashboard/Generated/DashboardAssets.swift
+python3 "$root/tools/dashboard/embed.py" "$tmp/DashboardAssets.swift"
+if ! diff -q "$embedded" "$tmp/DashboardAssets.swift" >/dev/null; then
+  echo "error: Sources/HearthHub/Dashboard/Generated/DashboardAssets.swift differs from dashboard/: run"
+  echo "tools/dashboard/embed.py and commit the result."
+  exit 1
+fi
+echo "The embedded dashboard is up to date."
+# The dashboard's protobuf schema (dashboard/proto.js) is generated from Protos/ too.
+if [[ -x $root/tools/dashboard/check-generated.sh ]]; then "$root/tools/dashboard/check-generated.sh"; fi

@@ -15,7 +15,9 @@ data_dir="${HEARTH_DATA_DIR:-$PWD/.hearth}"
 mkdir -p "$data_dir"
 
 cat <<MSG
-Starting hearth-hub with the demo home. In another terminal, watch and control it:
+Starting hearth-hub with the demo home.
+Dashboard: http://127.0.0.1:7070/   (sign in with the token demo-admin)
+In another terminal, watch and control it:
   export HEARTH_TOKEN=demo-admin
   .build/release/hearthctl devices
   .build/release/hearthctl watch

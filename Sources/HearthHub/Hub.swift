@@ -42,6 +42,22 @@ public final class Hub: Sendable {
         public var eventLoops: Int?
         /// TLS on the TCP listeners (the Unix socket stays plaintext). Default nil: plaintext HTTP/2.
         public var tls: HubTLS?
+        /// The web dashboard and gRPC-Web for browsers (`Docs/Dashboard.md`).
+        public var dashboard = Dashboard()
+
+        /// The web dashboard at `/` on the hub's listeners, and gRPC-Web over HTTP/1.1 and HTTP/2, which
+        /// browsers (the dashboard among them) call the hub with.
+        public struct Dashboard: Sendable {
+            /// Whether `/` serves the dashboard's files. gRPC-Web is served either way. Default true.
+            public var enabled = true
+            /// A folder to serve the files from, read on each request, instead of the copy built into the
+            /// hub; for working on the dashboard. Default nil.
+            public var directory: URL?
+            /// Origins (`scheme://host:port`, or `*`) whose pages may call the hub across origins; the hub's
+            /// own origin needs no entry. Default: none.
+            public var allowedOrigins: [String] = []
+            public init() {}
+        }
 
         public init(dataDirectory: URL) {
             engine = HubEngine.Configuration(dataDirectory: dataDirectory)
@@ -141,13 +157,21 @@ public final class Hub: Sendable {
         if wire.callGate == nil {
             wire.callGate = { path, metadata in access.gate(path: path, metadata: metadata) }
         }
+        let hubReference = HubReference()
+        let dashboard = DashboardResponder(
+            directory: configuration.dashboard.directory, enabled: configuration.dashboard.enabled, access: access,
+            metrics: { await hubReference.hub?.metricsText() ?? "" })
+        wire.web = WireServer.Configuration.Web(
+            allowedOrigins: configuration.dashboard.allowedOrigins, responder: { await dashboard.respond($0) })
         let loops = EventLoops.group(threads: configuration.eventLoops ?? EventLoops.allowedCPUs)
         let server = WireServer(
             listeningOn: configuration.listen, services: services, configuration: wire, eventLoopGroup: loops)
-        return Hub(
+        let hub = Hub(
             engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
             access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger,
             tlsSettings: tlsSettings)
+        hubReference.hub = hub
+        return hub
     }
 
     /// Serves until cancelled, or until a graceful shutdown (SIGTERM through ServiceLifecycle) drains it.

@@ -30,6 +30,9 @@ struct HearthHubCommand: AsyncParsableCommand {
     @Option(help: "HTTP/1.1 address for Prometheus (/metrics) and probes (/healthz), HOST:PORT. Default: off.")
     var metricsListen: String?
 
+    @Option(help: "Serve the web dashboard's files from this folder instead of the copy built in (for working on it).")
+    var dashboardDir: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -74,6 +77,7 @@ struct HearthHubCommand: AsyncParsableCommand {
         }
         try file.limits?.apply(to: &configuration)
         configuration.tls = try file.tls?.settings()
+        try (file.dashboard ?? HubConfigFile.DashboardEntry()).apply(to: &configuration.dashboard, directoryFlag: dashboardDir)
         configuration.tokens = try file.tokens()
         configuration.plugins = try file.pluginSpecs(
             hubExecutable: (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath())

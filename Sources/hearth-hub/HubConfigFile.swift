@@ -47,11 +47,12 @@ struct HubConfigFile: Decodable {
     var stateSaveIntervalMs: Int?
     var limits: LimitsEntry?
     var tls: TLSEntry?
+    var dashboard: DashboardEntry?
 
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, socket, structures, clients, drivers, plugins, limits, tls
+        case listen, socket, structures, clients, drivers, plugins, limits, tls, dashboard
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
@@ -81,6 +82,13 @@ struct HubConfigFile: Decodable {
             {
                 throw ConfigError(
                     "config file \(path): unknown key 'limits.\(unknown)' (known: \(knownLimits.sorted().joined(separator: ", ")))")
+            }
+            let knownDashboard = Set(DashboardEntry.CodingKeys.allCases.map(\.rawValue))
+            if let dashboard = object["dashboard"] as? [String: Any],
+                let unknown = dashboard.keys.sorted().first(where: { !knownDashboard.contains($0) })
+            {
+                throw ConfigError(
+                    "config file \(path): unknown key 'dashboard.\(unknown)' (known: \(knownDashboard.sorted().joined(separator: ", ")))")
             }
             let knownTLS = Set(TLSEntry.CodingKeys.allCases.map(\.rawValue))
             if let tls = object["tls"] as? [String: Any],

@@ -32,6 +32,8 @@ struct ServerStreamStateMachine {
         var encoding: MessageEncoding? = nil
         /// The known encodings of the request's `grpc-accept-encoding`.
         var acceptedEncodings: [MessageEncoding] = []
+        /// gRPC-Web's body format, or nil for native gRPC.
+        var web: GRPCWebFormat? = nil
     }
 
     enum OnHeaders: Equatable {
@@ -65,7 +67,8 @@ struct ServerStreamStateMachine {
 
     private enum State {
         case receivingHeaders(fields: [(String, String)], size: Int, tooLarge: Bool)
-        case open(GRPCMessageDeframer, InboundDecoder)
+        /// The text decoder is set for `application/grpc-web-text` bodies.
+        case open(GRPCMessageDeframer, InboundDecoder, Base64Stream.Decoder?)
         case inboundClosed
         case rejected
         case failed
@@ -110,12 +113,12 @@ struct ServerStreamStateMachine {
                     ? .inboundClosed
                     : .open(
                         GRPCMessageDeframer(maxMessageSize: limits.maxReceiveMessageSize, allowsCompressed: true),
-                        InboundDecoder(encoding: head.encoding))
+                        InboundDecoder(encoding: head.encoding), head.web == .text ? Base64Stream.Decoder() : nil)
             } else {
                 state = .rejected
             }
             return verdict
-        case .open(let deframer, _):
+        case .open(let deframer, _, _):
             // Request trailers: allowed by HTTP/2, unused by gRPC; they end the stream.
             guard endStream else { return .none }
             state = .inboundClosed
@@ -134,14 +137,22 @@ struct ServerStreamStateMachine {
 
     /// Memory held for an incomplete message now (0 unless a message is being received).
     var partialMessageBytes: Int {
-        guard case .open(let deframer, _) = state else { return 0 }
+        guard case .open(let deframer, _, _) = state else { return 0 }
         return deframer.heldMemory
     }
 
     /// DATA payload bytes.
     mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
-        guard case .open(var deframer, let decoder) = state else { return .drop }
-        deframer.append(bytes)
+        guard case .open(var deframer, let decoder, var text) = state else { return .drop }
+        if text != nil {
+            guard let decoded = text!.decode(bytes) else {
+                state = .failed
+                return .fail(Status(code: .internal, message: "grpc-web-text body is not base64"))
+            }
+            decoded.withUnsafeBytes { deframer.append($0) }
+        } else {
+            deframer.append(bytes)
+        }
         var messages: [InboundMessage] = []
         do {
             while let frame = try deframer.nextFrame() {
@@ -166,14 +177,14 @@ struct ServerStreamStateMachine {
                 return .fail(Status(code: .internal, message: "invalid message flag \(flag)"))
             }
         }
-        state = .open(deframer, decoder)
+        state = .open(deframer, decoder, text)
         return .deliver(messages)
     }
 
     /// END_STREAM on a DATA frame.
     mutating func receiveEndStream() -> OnEnd {
-        guard case .open(let deframer, _) = state else { return .none }
-        if deframer.hasPartialMessage {
+        guard case .open(let deframer, _, let text) = state else { return .none }
+        if deframer.hasPartialMessage || text?.isComplete == false {
             state = .failed
             return .fail(Self.truncated)
         }
@@ -215,12 +226,14 @@ extension ServerStreamStateMachine {
         guard method == "POST" else {
             return .reject(httpStatus: 405, status: Status(code: .internal, message: "method must be POST"))
         }
-        guard let contentType, isGRPC(contentType: contentType) else {
+        let web = contentType.flatMap(GRPCWebFormat.init(contentType:))
+        guard let contentType, web != nil || isGRPC(contentType: contentType) else {
             return .reject(
                     httpStatus: 415,
                     status: Status(code: .internal, message: "content-type \(contentType ?? "(none)") is not application/grpc"))
         }
-        guard te == "trailers" else {
+        // gRPC-Web puts trailers in the body, so its clients (browsers) neither send nor need `te: trailers`.
+        guard web != nil || te == "trailers" else {
             return .reject(httpStatus: 400, status: Status(code: .internal, message: "te must be trailers"))
         }
         var requestEncoding: MessageEncoding?
@@ -246,7 +259,7 @@ extension ServerStreamStateMachine {
         return .dispatch(
             RequestHead(
                 path: path, metadata: metadata, timeout: parsedTimeout, authority: authority, encoding: requestEncoding,
-                acceptedEncodings: acceptEncoding.map(MessageEncoding.parseAcceptHeader) ?? []))
+                acceptedEncodings: acceptEncoding.map(MessageEncoding.parseAcceptHeader) ?? [], web: web))
     }
 
     /// `application/grpc`, optionally followed by `+format` or `;params`.

@@ -92,6 +92,7 @@ extension ServerConnectionHandler {
 
     func sessionReadData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2Session.ReadResult {
         guard let stream = streams[streamID], let call = stream.call else { return .failure }
+        if stream.web != nil { return readWebData(stream: stream, call: call, into: buffer) }
         if let status = stream.forcedStatus {
             stream.answered = true
             try? session.submitTrailers(streamID: streamID, headers: Self.statusHeaders(status))
@@ -105,6 +106,28 @@ extension ServerConnectionHandler {
             try? session.submitTrailers(streamID: streamID, headers: Self.statusHeaders(status, trailers: trailers))
             return .bytes(count, end: .trailersFollow)
         }
+    }
+
+    /// gRPC-Web over HTTP/2: the status goes in the body's last frame and the stream ends with the DATA.
+    private func readWebData(
+        stream: Stream, call: ServerCall, into buffer: UnsafeMutableRawBufferPointer
+    ) -> NGHTTP2Session.ReadResult {
+        if stream.web!.readableBytes == 0, !stream.web!.ended {
+            if let status = stream.forcedStatus {
+                stream.web!.end(status)
+            } else {
+                var chunk = [UInt8](repeating: 0, count: buffer.count)
+                let (count, end) = chunk.withUnsafeMutableBytes { call.bridge.readOutbound(into: $0) }
+                stream.web!.append(chunk[..<count])
+                if case .finished(let status, let trailers)? = end { stream.web!.end(status, trailers: trailers) }
+            }
+        }
+        let count = stream.web!.read(into: buffer)
+        if stream.web!.isFinished {
+            stream.answered = true
+            return .bytes(count, end: .endStream)
+        }
+        return count == 0 ? .deferred : .bytes(count, end: nil)
     }
 
     func sessionPing(ack: Bool) {
@@ -124,44 +147,29 @@ extension ServerConnectionHandler {
     private func dispatch(
         _ head: ServerStreamStateMachine.RequestHead, stream: Stream, streamID: Int32, endStream: Bool
     ) {
-        guard let handler = router.handler(for: head.path) else {
-            rejectBeforeDispatch(
-                stream: stream, streamID: streamID,
-                status: Status(code: .unimplemented, message: "method \(head.path) is not implemented"))
+        if let format = head.web { stream.web = GRPCWebResponseBody(format: format) }
+        let handler: ServiceRouter.Handler
+        switch starter.admit(head) {
+        case .refuse(let status):
+            rejectBeforeDispatch(stream: stream, streamID: streamID, status: status)
             if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
             return
-        }
-        // Credentials are checked here, before a body is buffered or a handler slot taken.
-        if let gate = configuration.callGate, let refusal = gate(head.path, head.metadata) {
-            budget.server.countUnauthenticatedRefusal()
-            rejectBeforeDispatch(stream: stream, streamID: streamID, status: refusal)
-            if !endStream { io.resetAfterFlush(streamID: streamID, errorCode: NGHTTP2_NO_ERROR.rawValue) }
-            return
-        }
-        // Streams that arrive between the GOAWAY notice and the final GOAWAY
-        // are served (that is the point of the notice); after the final one,
-        // nghttp2 refuses streams above its last stream id by itself.
-        guard admission.tryAdmit() else {
-            // Not processed: the client may retry elsewhere (UNAVAILABLE).
+        case .overloaded:
+            // Streams that arrive between the GOAWAY notice and the final GOAWAY are served (that is the
+            // point of the notice); after the final one, nghttp2 refuses streams above its last stream id by
+            // itself. Not processed: the client may retry elsewhere (UNAVAILABLE).
             session.resetStream(streamID: streamID, errorCode: NGHTTP2_REFUSED_STREAM.rawValue)
             return
+        case .admitted(let admitted):
+            handler = admitted
         }
         let loop = io.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
-        let compression = responseCompression(for: head)
-        let bridge = StreamBridge(
-            limits: configuration.connection.bridgeLimits, budget: budget, outboundCompression: compression
-        ) { request in
+        let call = starter.makeCall(head, handler: handler, peer: peer) { request in
             loop.execute { bound.value.handle(request, streamID: streamID) }
         }
-        let now = ContinuousClock.now
-        let context = ServerContext(
-            path: head.path, requestMetadata: head.metadata,
-            deadline: head.timeout.map { now + $0.duration }, peer: peer, requestEncoding: head.encoding,
-            compression: compression)
-        let call = ServerCall(bridge: bridge, context: context, handler: handler, admission: admission)
         stream.call = call
-        if endStream { bridge.finishInbound(.success(())) }
+        if endStream { call.bridge.finishInbound(.success(())) }
         if !endStream, let wait = configuration.connection.budgets.firstMessageTimeout {
             stream.firstMessageTimer = loop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) {
                 bound.value.firstMessageOverdue(streamID: streamID)
@@ -174,19 +182,6 @@ extension ServerConnectionHandler {
         }
         io.streamOpened()
         calls.yield(call)
-    }
-
-    /// The response encodings a call may use (enabled here and accepted by the client) and the one it starts
-    /// with, as ``WireServer/Configuration/responseCompression`` says.
-    private func responseCompression(for head: ServerStreamStateMachine.RequestHead) -> OutboundCompression {
-        let allowed = configuration.connection.compression.enabledEncodings.filter(head.acceptedEncodings.contains)
-        let initial: MessageEncoding? =
-            switch configuration.responseCompression.policy {
-            case .off: nil
-            case .matchRequest: head.encoding.flatMap { allowed.contains($0) ? $0 : nil }
-            case .preferred(let encoding): allowed.contains(encoding) ? encoding : nil
-            }
-        return allowed.isEmpty ? .none : OutboundCompression(encoding: initial, allowed: allowed)
     }
 
     private func rejectBeforeDispatch(stream: Stream, streamID: Int32, status: Status, httpStatus: Int = 200) {

@@ -22,6 +22,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         var firstMessageTimer: Scheduled<Void>?
         /// Bytes of this stream's incomplete message charged to the budgets.
         var partialBytes = 0
+        /// A gRPC-Web call's response body (messages, then the trailer frame); nil for native gRPC.
+        var web: GRPCWebResponseBody?
+
+        /// The response's `content-type`.
+        var responseContentType: String { web?.format.responseContentType ?? "application/grpc" }
 
         init(machine: ServerStreamStateMachine) { self.machine = machine }
 
@@ -52,15 +57,15 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     var calmedDown = false
     /// The `grpc-accept-encoding` value of every response.
     let acceptEncoding: String
+    /// Admits and makes calls.
+    let starter: CallStart
 
-    init(
-        configuration: WireServer.Configuration, router: ServiceRouter, admission: CallAdmission,
-        budget: ConnectionBudget, calls: AsyncStream<ServerCall>.Continuation
-    ) {
-        self.configuration = configuration
-        self.router = router
-        self.admission = admission
-        self.budget = budget
+    init(starter: CallStart, calls: AsyncStream<ServerCall>.Continuation) {
+        self.configuration = starter.configuration
+        self.router = starter.router
+        self.admission = starter.admission
+        self.budget = starter.budget
+        self.starter = starter
         self.calls = calls
         self.acceptEncoding = MessageEncoding.acceptHeader(configuration.connection.compression.enabledEncodings)
     }
@@ -184,7 +189,7 @@ extension ServerConnectionHandler {
                 var headers: [(String, String)] = []
                 headers.reserveCapacity(4 + metadata.entries.count)
                 headers.append((":status", "200"))
-                headers.append(("content-type", "application/grpc"))
+                headers.append(("content-type", stream.responseContentType))
                 if let encoding = call.bridge.outboundCompression.fix() { headers.append(("grpc-encoding", encoding.name)) }
                 headers.append(("grpc-accept-encoding", acceptEncoding))
                 metadata.appendWireHeaders(to: &headers)
@@ -203,7 +208,7 @@ extension ServerConnectionHandler {
         var headers: [(String, String)] = []
         headers.reserveCapacity(5 + metadata.entries.count + trailers.entries.count)
         headers.append((":status", String(httpStatus)))
-        headers.append(("content-type", "application/grpc"))
+        headers.append(("content-type", stream.responseContentType))
         headers.append(("grpc-accept-encoding", acceptEncoding))
         Self.appendStatusHeaders(status, to: &headers)
         metadata.appendWireHeaders(to: &headers)

@@ -1,5 +1,6 @@
 public import NIOCore
 public import NIOPosix
+internal import NIOHTTP1
 import NIOSSL
 import Synchronization
 
@@ -58,6 +59,8 @@ public final class WireServer: Sendable {
         /// TLS on every TCP listener (Unix-domain sockets stay plaintext). Default nil: plaintext HTTP/2
         /// with prior knowledge everywhere.
         public var tls: TLS?
+        /// HTTP/1.1 beside HTTP/2 on every listener, for gRPC-Web and pages. Default nil: HTTP/2 only.
+        public var web: Web?
         /// Told about connections closed before HTTP/2 started (failed TLS handshakes, ALPN other than
         /// `h2`). Default: ignores them.
         public var observer: any WireServerObserver = NoWireServerObserver()
@@ -114,7 +117,7 @@ public final class WireServer: Sendable {
         self.group = eventLoopGroup
         self.admission = CallAdmission(limit: configuration.maxRunningHandlers)
         self.budget = WireBudget(limits: configuration.connection.budgets)
-        self.tlsContext = configuration.tls.map(ServerTLSContext.init(configuration:))
+        self.tlsContext = configuration.tls.map { ServerTLSContext(configuration: $0, http1: configuration.web != nil) }
     }
 
     /// What the server holds and has refused now, across its connections: live sessions, buffered
@@ -254,19 +257,34 @@ extension WireServer {
                 // The context current now; a later reload leaves this connection's alone.
                 try channel.pipeline.syncOperations.addHandlers(
                     NIOSSLServerHandler(context: try tlsContext.context()),
-                    ServerTLSGate(timeout: tlsContext.configuration.handshakeTimeout, observer: configuration.observer))
+                    ServerTLSGate(
+                        timeout: tlsContext.configuration.handshakeTimeout, observer: configuration.observer,
+                        acceptsHTTP1: configuration.web != nil))
             }
             let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
-            let handler = ServerConnectionHandler(
+            let starter = CallStart(
                 configuration: configuration, router: router, admission: admission,
-                budget: ConnectionBudget(server: budget), calls: continuation)
-            try channel.pipeline.syncOperations.addHandler(handler)
+                budget: ConnectionBudget(server: budget))
+            if let web = configuration.web {
+                let sniffer = HTTPVersionSniffer(timeout: .seconds(10)) { version, pipeline in
+                    switch version {
+                    case .http2:
+                        try pipeline.addHandler(ServerConnectionHandler(starter: starter, calls: continuation))
+                    case .http1:
+                        try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+                        try pipeline.addHandler(WebConnectionHandler(starter: starter, web: web, calls: continuation))
+                    }
+                }
+                try channel.pipeline.syncOperations.addHandler(sniffer)
+            } else {
+                try channel.pipeline.syncOperations.addHandler(ServerConnectionHandler(starter: starter, calls: continuation))
+            }
             let id = ObjectIdentifier(channel)
             let shuttingDown = state.withLock { s in
                 s.connections[id] = channel
                 return s.shuttingDown
             }
-            if shuttingDown { handler.beginGracefulShutdown() }
+            if shuttingDown { channel.pipeline.fireUserInboundEventTriggered(GracefulShutdownEvent()) }
             channel.closeFuture.whenComplete { _ in
                 _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
             }

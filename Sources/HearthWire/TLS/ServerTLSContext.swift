@@ -7,16 +7,19 @@ import Synchronization
 /// the context for later connections only, and keeps the old one when the new files are bad.
 final class ServerTLSContext: Sendable {
     let configuration: WireServer.TLS
+    /// ALPN offers `http/1.1` beside `h2` (the server serves gRPC-Web and pages too).
+    let http1: Bool
     private let current = Mutex<NIOSSLContext?>(nil)
 
-    init(configuration: WireServer.TLS) {
+    init(configuration: WireServer.TLS, http1: Bool = false) {
         self.configuration = configuration
+        self.http1 = http1
     }
 
     /// Reads the files again and makes the result current.
     /// - Throws: ``WireTLSError`` naming the file; the previous context stays current.
     func reload() throws(WireTLSError) {
-        let context = try TLSContextFactory.serverContext(configuration)
+        let context = try TLSContextFactory.serverContext(configuration, http1: http1)
         current.withLock { $0 = context }
     }
 

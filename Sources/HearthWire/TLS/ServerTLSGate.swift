@@ -14,12 +14,15 @@ final class ServerTLSGate: ChannelInboundHandler, RemovableChannelHandler {
 
     private let timeout: Duration
     private let observer: any WireServerObserver
+    /// HTTP/1.1 is served too: ALPN `http/1.1`, or none, passes (the bytes then tell the versions apart).
+    private let acceptsHTTP1: Bool
     private var timer: Scheduled<Void>?
     private var settled = false
 
-    init(timeout: Duration, observer: any WireServerObserver) {
+    init(timeout: Duration, observer: any WireServerObserver, acceptsHTTP1: Bool = false) {
         self.timeout = timeout
         self.observer = observer
+        self.acceptsHTTP1 = acceptsHTTP1
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -50,7 +53,7 @@ final class ServerTLSGate: ChannelInboundHandler, RemovableChannelHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        guard negotiated == TLSContextFactory.alpn else {
+        guard negotiated == TLSContextFactory.alpn || (acceptsHTTP1 && (negotiated == nil || negotiated == "http/1.1")) else {
             refuse(
                 context: context, reason: .applicationProtocol,
                 message: "the client did not negotiate ALPN h2 (got \(negotiated ?? "no protocol")); gRPC needs HTTP/2")

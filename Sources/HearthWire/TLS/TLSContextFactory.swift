@@ -7,13 +7,16 @@ enum TLSContextFactory {
     /// The only application protocol HearthWire speaks over TLS.
     static let alpn = "h2"
 
-    static func serverContext(_ tls: WireServer.TLS) throws(WireTLSError) -> NIOSSLContext {
+    /// The protocols a server offers when it also serves HTTP/1.1 (``WireServer/Configuration/web``).
+    static let alpnWithHTTP1 = [alpn, "http/1.1"]
+
+    static func serverContext(_ tls: WireServer.TLS, http1: Bool = false) throws(WireTLSError) -> NIOSSLContext {
         let chain = try certificates(at: tls.certificateChain, role: "certificate chain")
         let key = try privateKey(at: tls.privateKey)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = [alpn]
+        configuration.applicationProtocols = http1 ? alpnWithHTTP1 : [alpn]
         switch tls.clientAuthentication {
         case .none:
             configuration.certificateVerification = .none

@@ -82,9 +82,11 @@ final class InMemoryServer {
         self.calls = calls
         budget = WireBudget(limits: configuration.connection.budgets)
         let handler = ServerConnectionHandler(
-            configuration: configuration, router: ServiceRouter(services: services),
-            admission: CallAdmission(limit: configuration.maxRunningHandlers),
-            budget: ConnectionBudget(server: budget), calls: continuation)
+            starter: CallStart(
+                configuration: configuration, router: ServiceRouter(services: services),
+                admission: CallAdmission(limit: configuration.maxRunningHandlers),
+                budget: ConnectionBudget(server: budget)),
+            calls: continuation)
         channel = EmbeddedChannel(handler: handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         client = try RawH2Client()
