@@ -10,6 +10,7 @@ import argparse
 import base64
 import http.client
 import socket
+import ssl
 import struct
 import sys
 import traceback
@@ -266,6 +267,19 @@ def case_h1_other_requests(args):
     conn.close()
 
 
+def case_tls_h1_unary(args):
+    """HTTP/1.1 over TLS, ALPN http/1.1 as browsers offer it after h2 (only with --tls-ca)."""
+    expect(args.tls_ca, "needs --tls-ca")
+    context = ssl.create_default_context(cafile=args.tls_ca)
+    context.set_alpn_protocols(["http/1.1"])
+    conn = http.client.HTTPSConnection("localhost", args.port, timeout=TIMEOUT, context=context)
+    answer = h1_call(args.port, GET, get_request("over tls"), connection=conn)
+    expect(conn.sock.selected_alpn_protocol() == "http/1.1", f"ALPN {conn.sock.selected_alpn_protocol()}")
+    conn.close()
+    expect(answer.grpc_status == 0, f"status {answer.grpc_status} {answer.grpc_message}")
+    expect([r.text for r in answer.replies()] == ["over tls"], "reply")
+
+
 def case_h2_unary(args):
     answer = h2_call(args.port, GET, get_request("over h2"))
     expect(answer.headers.get("content-type", "").startswith(BINARY), f"content-type {answer.headers}")
@@ -293,10 +307,12 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--allowed-origin", required=True)
     parser.add_argument("--max-message", type=int, required=True)
+    parser.add_argument("--tls-ca", help="the server speaks TLS; run only the TLS cases, trusting this CA")
     parser.add_argument("--case", action="append")
     args = parser.parse_args()
     failed = 0
-    for name in args.case or sorted(CASES):
+    default = [n for n in sorted(CASES) if n.startswith("tls_") == bool(args.tls_ca)]
+    for name in args.case or default:
         try:
             CASES[name](args)
             print(f"PASS {name}", flush=True)

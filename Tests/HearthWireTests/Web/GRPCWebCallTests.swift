@@ -55,4 +55,33 @@ struct GRPCWebCallTests {
             #expect(reply.text == "still h2")
         }
     }
+
+    @Test("over TLS, ALPN http/1.1 reaches gRPC-Web and h2 still reaches native gRPC on the same port")
+    func tls() async throws {
+        try await withTemporaryTLSDirectory { dir in
+            let certificates = try TestCertificates(directory: dir)
+            var configuration = Self.configuration
+            configuration.tls = WireServer.TLS(
+                certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey)
+            let server = WireServer(
+                listeningOn: [.tcp(host: "127.0.0.1", port: 0)], services: [EchoService()], configuration: configuration)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.run() }
+                defer { group.cancelAll() }
+                let port = try await server.listeningAddresses()[0].port!
+                let (status, output) = try await PythonInterop.run(
+                    "grpcweb_client.py",
+                    ["--port", "\(port)", "--allowed-origin", Self.origin, "--max-message", "\(Self.maxMessage)",
+                     "--tls-ca", certificates.caCertificate],
+                    timeout: .seconds(60))
+                #expect(status == 0 && output.contains("PASS tls_h1_unary"), "\(output)")
+                var clientConfiguration = WireClient.Configuration()
+                clientConfiguration.tls = WireClient.TLS(trustRoots: .file(certificates.caCertificate))
+                let client = WireClient(target: .tcp(host: "localhost", port: port), configuration: clientConfiguration)
+                defer { client.close() }
+                let reply = try await client.unary(Echo.get, request: .with { $0.text = "native tls" })
+                #expect(reply.text == "native tls")
+            }
+        }
+    }
 }
