@@ -64,12 +64,18 @@ public final class Hub: Sendable {
         }
     }
 
-    public let engine: HubEngine
+    /// The engine, loading from ``open(configuration:logger:metrics:)`` on while the hub already listens.
+    let loader: EngineLoader
+    /// The engine, once it has loaded the data directory; waits while it loads.
+    /// - Throws: ``HearthWire/RPCError`` UNAVAILABLE when loading failed.
+    public var engine: HubEngine {
+        get async throws { try await loader.engine() }
+    }
     /// The gRPC health service: the whole server (`""`), `hearth.v1.HomeService` and
     /// `hearth.v1.DriverService` are `SERVING` while ``run()`` serves and `NOT_SERVING` once it drains.
     public let health: HealthService
     /// The hub's metrics registry; the executable bootstraps swift-metrics onto it.
-    public var metrics: HubMetrics { engine.metrics }
+    public let metrics: HubMetrics
     let server: WireServer
     let metricsEndpoint: MetricsEndpoint?
     let supervisor: DriverSupervisor?
@@ -81,14 +87,15 @@ public final class Hub: Sendable {
     let tlsSettings: WireServer.TLS?
 
     private init(
-        engine: HubEngine, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
+        loader: EngineLoader, metrics: HubMetrics, server: WireServer, health: HealthService, metricsEndpoint: MetricsEndpoint?,
         supervisor: DriverSupervisor?, access: AccessControl, listen: [WireServer.BindTarget],
         shutdownGrace: Duration, logger: Logger, tlsSettings: WireServer.TLS?
     ) {
         self.tlsSettings = tlsSettings
         self.shutdownGrace = shutdownGrace
         self.access = access
-        self.engine = engine
+        self.loader = loader
+        self.metrics = metrics
         self.server = server
         self.health = health
         self.metricsEndpoint = metricsEndpoint
@@ -125,12 +132,10 @@ public final class Hub: Sendable {
         if wire.observer is NoWireServerObserver { wire.observer = HubConnectionLog(logger: logger) }
         var metricsEndpoint: MetricsEndpoint?
         if let target = configuration.metricsListen { metricsEndpoint = try await MetricsEndpoint.bind(target) }
-        let engine: HubEngine
-        do {
-            engine = try await HubEngine.open(configuration: configuration.engine, logger: logger, metrics: metrics)
-        } catch {
-            metricsEndpoint?.close()
-            throw error
+        // The graph loads while the hub starts listening; calls wait for it (`Docs/Hub.md`, "Cold start").
+        let engineConfiguration = configuration.engine
+        let loader = EngineLoader {
+            try await HubEngine.open(configuration: engineConfiguration, logger: logger, metrics: metrics)
         }
         let sessions = DriverSessions()
         let access = AccessControl(tokens: configuration.tokens)
@@ -145,10 +150,10 @@ public final class Hub: Sendable {
         let health = HealthService()
         let services: [any WireService] = [
             HomeServiceHandler(
-                engine: engine, sessions: sessions, access: access, supervisor: supervisor,
+                loader: loader, metrics: metrics, sessions: sessions, access: access, supervisor: supervisor,
                 driverIDs: Set(configuration.tokens.values.compactMap(\.driverID)), watchConfiguration: watch,
                 defaultCommandTimeout: configuration.defaultCommandTimeout),
-            DriverServiceHandler(engine: engine, sessions: sessions, access: access, logger: logger),
+            DriverServiceHandler(loader: loader, sessions: sessions, access: access, logger: logger),
             health,
             // Server reflection (grpc.reflection.v1 and v1alpha) over every file the hub serves, so that
             // `grpcurl -plaintext HOST:PORT list` and `describe` work without the .proto files.
@@ -167,7 +172,7 @@ public final class Hub: Sendable {
         let server = WireServer(
             listeningOn: configuration.listen, services: services, configuration: wire, eventLoopGroup: loops)
         let hub = Hub(
-            engine: engine, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
+            loader: loader, metrics: metrics, server: server, health: health, metricsEndpoint: metricsEndpoint, supervisor: supervisor,
             access: access, listen: configuration.listen, shutdownGrace: configuration.shutdownGrace, logger: logger,
             tlsSettings: tlsSettings)
         hubReference.hub = hub
@@ -181,7 +186,20 @@ public final class Hub: Sendable {
         let draining = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Part.self) { group in
             group.addTask {
-                try await self.engine.run()
+                let started = ContinuousClock.now
+                let engine = try await self.loader.engineOrError()
+                let figures = await engine.statistics()
+                self.logger.info(
+                    "hub.loaded",
+                    metadata: [
+                        "hub.epoch": "\(engine.epoch)", "hub.devices": "\(figures.devices)",
+                        "hub.revision": "\(figures.revision)", "hub.load_wait": "\(ContinuousClock.now - started)",
+                    ])
+                // Healthy once the graph is in memory (set before the server drains, never after).
+                if !self.server.isShuttingDown {
+                    for service in [HomeMethods.service, DriverMethods.service] { self.health.setStatus(.serving, for: service) }
+                }
+                try await engine.run()
                 return .engine
             }
             if let endpoint = metricsEndpoint {
@@ -190,7 +208,6 @@ public final class Hub: Sendable {
                     return .metrics
                 }
             }
-            for service in [HomeMethods.service, DriverMethods.service] { health.setStatus(.serving, for: service) }
             group.addTask {
                 try await withGracefulShutdownHandler {
                     try await self.server.run()

@@ -121,7 +121,7 @@ struct HubService: Service {
             group.addTask { try await hub.run() }
             let addresses = try await hub.listeningAddresses()
             for address in addresses {
-                logger.info("hub.listening", metadata: ["hub.address": "\(address)", "hub.epoch": "\(hub.engine.epoch)"])
+                logger.info("hub.listening", metadata: ["hub.address": "\(address)"])
             }
             if let metrics = hub.metricsAddress {
                 logger.info("hub.metrics", metadata: ["hub.address": "\(metrics)"])

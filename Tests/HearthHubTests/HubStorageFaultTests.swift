@@ -29,13 +29,13 @@ struct HubStorageFaultTests {
                         #expect(error.code == .resourceExhausted, "\(error)")
                         #expect(error.message.contains("disk is full"), "\(error)")
                     }
-                    #expect(await hub.engine.graph.devices["lights/lamp-0"]?.name == "Before")
+                    #expect(try await hub.engine.graph.devices["lights/lamp-0"]?.name == "Before")
 
                     // A new device is refused and is not in the graph.
                     await #expect(throws: HubError.self) {
                         _ = try await hub.engine.announce(driver: "lights", .with { $0.devices = [onOffLight("lamp-new")] })
                     }
-                    #expect(await hub.engine.graph.devices["lights/lamp-new"] == nil)
+                    #expect(try await hub.engine.graph.devices["lights/lamp-new"] == nil)
 
                     // Trait state still reaches a watcher, from memory.
                     driver.report("lamp-1", trait: 0x0006, [0: .bool(true)])
@@ -52,17 +52,17 @@ struct HubStorageFaultTests {
                     // Space returns: the hub recovers by itself and takes changes again.
                     try FileManager.default.removeItem(at: filler)
                     _ = try await eventually(timeout: .seconds(20)) {
-                        await hub.engine.storageFaults().isEmpty ? true : nil
+                        try await hub.engine.storageFaults().isEmpty ? true : nil
                     }
                     #expect(await hub.respond(to: "/healthz").status == .ok)
-                    #expect(await hub.engine.graph.devices["lights/lamp-0"]?.name == "Before", "the refused rename never landed")
+                    #expect(try await hub.engine.graph.devices["lights/lamp-0"]?.name == "Before", "the refused rename never landed")
                     _ = try await client.call(
                         HomeMethods.renameDevice, .with { $0.deviceID = "lights/lamp-0"; $0.name = "After" })
                 }
             }
             // After a restart: the accepted rename, no refused device, and the report saved while full.
             try await withHub(directory: directory) { hub, _ in
-                let graph = await hub.engine.graph
+                let graph = try await hub.engine.graph
                 #expect(graph.devices["lights/lamp-0"]?.name == "After")
                 #expect(graph.devices["lights/lamp-new"] == nil)
                 let onOff = graph.devices["lights/lamp-1"]?.types.first?.traits.first { $0.traitID == TraitID(0x0006) }

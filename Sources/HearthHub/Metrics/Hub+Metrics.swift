@@ -6,6 +6,7 @@ import NIOHTTP1
 extension Hub {
     /// The Prometheus page now (text format 0.0.4): counters and histograms as counted, gauges read fresh.
     public func metricsText() async -> String {
+        guard let engine = loader.loaded else { return metrics.render() }
         let figures = await engine.statistics()
         metrics.refresh(
             revision: figures.revision, devices: figures.devices, drivers: figures.connectedDrivers,
@@ -26,6 +27,7 @@ extension Hub {
             guard health.isServing(HomeMethods.service) else {
                 return .init(status: .serviceUnavailable, body: "shutting down\n")
             }
+            guard let engine = loader.loaded else { return .init(status: .serviceUnavailable, body: "loading\n") }
             // The hub still serves reads and trait state, but refuses what a person changes: not healthy.
             let faults = await engine.storageFaults()
             guard faults.isEmpty else {

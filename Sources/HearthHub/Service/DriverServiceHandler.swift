@@ -4,7 +4,8 @@ import Logging
 
 /// Serves `hearth.v1.DriverService/Connect`: one bidirectional stream per driver process.
 struct DriverServiceHandler: WireService {
-    let engine: HubEngine
+    /// The engine; a driver that connects while the hub still loads waits for it.
+    let loader: EngineLoader
     let sessions: DriverSessions
     let access: AccessControl
     let logger: Logger
@@ -24,6 +25,7 @@ struct DriverServiceHandler: WireService {
             guard hello.driverID.isEmpty || hello.driverID == driver else {
                 throw RPCError(code: .permissionDenied, message: "this token belongs to driver '\(driver)', not '\(hello.driverID)'")
             }
+            let engine = try await loader.engine()
             let (serial, outbound) = sessions.open(driver: driver)
             let known = await engine.driverConnected(driver)
             logger.info("hub.driver.connected", metadata: ["driver.id": "\(driver)", "driver.version": "\(hello.driverVersion)"])
@@ -40,7 +42,7 @@ struct DriverServiceHandler: WireService {
                     group.addTask {
                         // The rest of the stream, after Hello (the iterator holds no state of its own).
                         for try await message in requests {
-                            try await handle(message, driver: driver, serial: serial)
+                            try await handle(message, driver: driver, serial: serial, engine: engine)
                         }
                     }
                     // Either side ending (the driver half-closing, or a newer session replacing this one) ends it.
@@ -52,21 +54,21 @@ struct DriverServiceHandler: WireService {
                     throw RPCError(code: .aborted, message: "replaced by a newer session of driver '\(driver)'")
                 }
             } catch {
-                await disconnect(driver, serial: serial)
+                await disconnect(driver, serial: serial, engine: engine)
                 throw error
             }
-            await disconnect(driver, serial: serial)
+            await disconnect(driver, serial: serial, engine: engine)
         }
     }
 
-    private func disconnect(_ driver: String, serial: Int) async {
+    private func disconnect(_ driver: String, serial: Int, engine: HubEngine) async {
         if sessions.close(driver: driver, serial: serial) {
             await engine.driverDisconnected(driver)
             logger.info("hub.driver.disconnected", metadata: ["driver.id": "\(driver)"])
         }
     }
 
-    private func handle(_ message: Hearth_V1_DriverMessage, driver: String, serial: Int) async throws {
+    private func handle(_ message: Hearth_V1_DriverMessage, driver: String, serial: Int, engine: HubEngine) async throws {
         var rejections: [Hearth_V1_Rejection] = []
         switch message.kind {
         case .announce(let announce):

@@ -8,7 +8,7 @@ extension HomeServiceHandler {
         router.registerUnary(HomeMethods.listDrivers) { _, context in
             _ = try user(context)
             var response = Hearth_V1_ListDriversResponse()
-            response.drivers = await driverStatuses()
+            response.drivers = try await driverStatuses()
             return response
         }
         router.registerUnary(HomeMethods.restartDriver) { request, context in
@@ -16,7 +16,7 @@ extension HomeServiceHandler {
                 let user = try user(context)
                 guard user.role == .admin else { throw HubError(.permissionDenied, "only an admin may restart drivers") }
                 guard let supervisor, supervisor.supervises(request.driverID) else {
-                    if !driverIDs.contains(request.driverID), await engine.driverSummaries()[request.driverID] == nil {
+                    if !driverIDs.contains(request.driverID), try await engine.driverSummaries()[request.driverID] == nil {
                         throw HubError(.notFound, "no driver '\(request.driverID)'")
                     }
                     throw HubError(
@@ -24,14 +24,14 @@ extension HomeServiceHandler {
                         "the hub does not supervise driver '\(request.driverID)'; restart it where it runs")
                 }
                 try await supervisor.restart(request.driverID)
-                return await driverStatuses().first { $0.driverID == request.driverID }!
+                return try await driverStatuses().first { $0.driverID == request.driverID }!
             }
         }
     }
 
     /// Every driver with a token, under supervision, connected, or owning devices; sorted by id.
-    private func driverStatuses() async -> [Hearth_V1_DriverStatus] {
-        let summaries = await engine.driverSummaries()
+    private func driverStatuses() async throws -> [Hearth_V1_DriverStatus] {
+        let summaries = try await engine.driverSummaries()
         let supervised = await supervisor?.statuses() ?? [:]
         let ids = driverIDs.union(summaries.keys).union(supervised.keys)
         return ids.sorted().map { id in

@@ -6,7 +6,9 @@ import SwiftProtobuf
 
 /// Serves `hearth.v1.HomeService`: authenticates each call, hands it to the engine, maps errors to statuses.
 struct HomeServiceHandler: WireService {
-    let engine: HubEngine
+    /// The engine; calls that arrive while the hub still loads wait for it.
+    let loader: EngineLoader
+    let metrics: HubMetrics
     let sessions: DriverSessions
     let access: AccessControl
     /// The hub's plugin supervisor, if it has plugins.
@@ -17,10 +19,15 @@ struct HomeServiceHandler: WireService {
     /// How long a command may wait for its driver when the caller set no deadline.
     let defaultCommandTimeout: Duration
 
+    /// The engine, once loaded.
+    var engine: HubEngine {
+        get async throws { try await loader.engine() }
+    }
+
     func register(into router: inout ServiceRouter) {
         router.registerUnary(HomeMethods.getHub) { _, context in
             let user = try user(context)
-            let (epoch, revision) = await engine.info()
+            let (epoch, revision) = try await engine.info()
             var info = Hearth_V1_HubInfo()
             info.epoch = epoch
             info.revision = revision
@@ -119,11 +126,11 @@ struct HomeServiceHandler: WireService {
         let started = ContinuousClock.now
         do {
             let result = try await mapped(body)
-            engine.metrics.recordCall(kind: kind, code: "OK", duration: .now - started)
+            metrics.recordCall(kind: kind, code: "OK", duration: .now - started)
             return result
         } catch {
             let code = (error as? RPCError)?.code ?? .unknown
-            engine.metrics.recordCall(kind: kind, code: "\(code)", duration: .now - started)
+            metrics.recordCall(kind: kind, code: "\(code)", duration: .now - started)
             throw error
         }
     }

@@ -138,7 +138,8 @@ public final class WireServer: Sendable {
         }
     }
 
-    private var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+    /// Whether a graceful shutdown has begun.
+    public var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
 
     /// Handlers running now, across connections.
     public var runningHandlers: Int { admission.current }
