@@ -61,6 +61,10 @@ struct HearthHubCommand: AsyncParsableCommand {
             guard retained >= 1 else { throw ConfigError("config: retained_changes must be at least 1, got \(retained)") }
             configuration.engine.retainedChanges = retained
         }
+        if let mib = file.retainedChangesMiB {
+            guard (1...65536).contains(mib) else { throw ConfigError("config: retained_changes_mib must be 1 to 65536, got \(mib)") }
+            configuration.engine.retainedChangeBytes = mib * 1024 * 1024
+        }
         if let ms = file.progressIntervalMs { configuration.progressInterval = .milliseconds(ms) }
         if let ms = file.commandTimeoutMs { configuration.defaultCommandTimeout = .milliseconds(ms) }
         if let loops = file.eventLoops {

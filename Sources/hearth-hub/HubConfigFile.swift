@@ -39,6 +39,8 @@ struct HubConfigFile: Decodable {
     var drivers: [DriverEntry]?
     var plugins: [PluginEntry]?
     var retainedChanges: Int?
+    /// The memory the retained changes may hold, in MiB.
+    var retainedChangesMiB: Int?
     var progressIntervalMs: Int?
     var commandTimeoutMs: Int?
     /// Event loops serving connections; absent or 0: one per CPU the process may run on.
@@ -56,6 +58,7 @@ struct HubConfigFile: Decodable {
         case dataDir = "data_dir"
         case metricsListen = "metrics_listen"
         case retainedChanges = "retained_changes"
+        case retainedChangesMiB = "retained_changes_mib"
         case progressIntervalMs = "progress_interval_ms"
         case commandTimeoutMs = "command_timeout_ms"
         case eventLoops = "event_loops"

@@ -29,6 +29,10 @@ public actor HubEngine {
         /// Changes kept in memory for resuming watches and for slow watchers (and stored at a clean stop);
         /// at least 1.
         public var retainedChanges = 100_000
+        /// The memory those changes may hold at most, in bytes; the oldest go first when either bound is
+        /// reached. A change of a whole device (announcements, the restart's unconfirmed marks) weighs a few
+        /// hundred bytes, a trait's new state under a hundred. Default 16 MiB.
+        public var retainedChangeBytes = 16 * 1024 * 1024
         /// Changes waiting behind a metadata commit beyond which a driver's report waits for that commit
         /// (back-pressure while the disk is slow). At most half of ``retainedChanges``. Default 10 000.
         public var maxPendingChanges = 10_000
@@ -141,7 +145,9 @@ public actor HubEngine {
                 try LogEntry(
                     stored: $0.bytes, decoded: $0.change, previousStructureID: $0.previousStructureID, graph: graph)
             } : []
-        self.changeLog = ChangeLog(capacity: configuration.retainedChanges, published: start, history: history)
+        self.changeLog = ChangeLog(
+            capacity: configuration.retainedChanges, byteCapacity: configuration.retainedChangeBytes, published: start,
+            history: history)
         maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))
         (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         (saveSignals, saveSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

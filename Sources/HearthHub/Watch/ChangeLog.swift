@@ -11,6 +11,8 @@ final class ChangeLog: Sendable {
         var entries: Deque<LogEntry> = []
         /// The revision of each entry, beside it: searched without touching the entries.
         var revisions: Deque<UInt64> = []
+        /// What the entries hold, as ``LogEntry/retainedBytes`` counts it.
+        var bytes = 0
         /// The newest committed revision.
         var published: UInt64
         /// A watch may resume from any revision ≥ this.
@@ -47,24 +49,45 @@ final class ChangeLog: Sendable {
     }
 
     let capacity: Int
+    /// The most memory the entries may hold (``LogEntry/retainedBytes``); the oldest revisions go first.
+    let byteCapacity: Int
     private let state: Mutex<State>
 
     /// - Parameters:
     ///   - capacity: entries kept for resuming and for slow watchers (at least 1).
+    ///   - byteCapacity: the memory those entries may hold at most: a log of whole-device changes (a driver
+    ///     announcing thousands of devices, a restart marking every trait unconfirmed) keeps fewer entries.
     ///   - published: the committed revision at start.
     ///   - history: stored entries, oldest first, all ≤ `published`.
-    init(capacity: Int, published: UInt64, history: [LogEntry]) {
+    init(capacity: Int, byteCapacity: Int = .max, published: UInt64, history: [LogEntry]) {
         self.capacity = max(capacity, 1)
-        // Keep the newest entries, never splitting a revision at the ring's start.
-        var start = max(0, history.count - self.capacity)
-        while start > 0, start < history.count, history[start].revision == history[start - 1].revision { start += 1 }
-        let entries = Deque(history[start...])
-        let oldest =
-            start > 0 ? history[start - 1].revision : (history.first.map { $0.revision - 1 } ?? published)
-        self.state = Mutex(
-            State(
-                entries: entries, revisions: Deque(entries.map(\.revision)), published: published,
-                oldestResumable: oldest))
+        self.byteCapacity = max(byteCapacity, 1)
+        var state = State(published: published, oldestResumable: history.first.map { $0.revision - 1 } ?? published)
+        state.entries = Deque(history)
+        state.revisions = Deque(history.map(\.revision))
+        state.bytes = history.reduce(0) { $0 + $1.retainedBytes }
+        Self.evict(&state, capacity: self.capacity, byteCapacity: self.byteCapacity)
+        self.state = Mutex(state)
+    }
+
+    /// Drops the oldest whole revisions until the entries fit both capacities.
+    private static func evict(_ s: inout State, capacity: Int, byteCapacity: Int) {
+        guard s.entries.count > capacity || s.bytes > byteCapacity else { return }
+        var drop = 0
+        var bytes = s.bytes
+        while drop < s.entries.count, s.entries.count - drop > capacity || bytes > byteCapacity {
+            bytes -= s.entries[drop].retainedBytes
+            drop += 1
+        }
+        // Evict whole revisions only.
+        while drop < s.entries.count, s.revisions[drop] == s.revisions[drop - 1] {
+            bytes -= s.entries[drop].retainedBytes
+            drop += 1
+        }
+        s.oldestResumable = s.revisions[drop - 1]
+        s.entries.removeFirst(drop)
+        s.revisions.removeFirst(drop)
+        s.bytes = bytes
     }
 
     var published: UInt64 { state.withLock { $0.published } }
@@ -77,14 +100,8 @@ final class ChangeLog: Sendable {
         let subscribers = state.withLock { s -> [AsyncStream<Void>.Continuation] in
             s.entries.append(contentsOf: new)
             s.revisions.append(contentsOf: new.lazy.map(\.revision))
-            if s.entries.count > capacity {
-                // Evict whole revisions only.
-                var drop = s.entries.count - capacity
-                while drop < s.entries.count, s.revisions[drop] == s.revisions[drop - 1] { drop += 1 }
-                s.oldestResumable = s.revisions[drop - 1]
-                s.entries.removeFirst(drop)
-                s.revisions.removeFirst(drop)
-            }
+            for entry in new { s.bytes += entry.retainedBytes }
+            Self.evict(&s, capacity: capacity, byteCapacity: byteCapacity)
             s.published = max(s.published, revision)
             return Array(s.subscribers.values)
         }

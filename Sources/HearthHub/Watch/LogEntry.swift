@@ -39,6 +39,10 @@ final class LogEntry: Sendable {
     /// For a device that left a structure: the `device_removed` change its old structure's watchers get.
     let framedMovedOut: [UInt8]?
 
+    /// What the entry holds in memory, roughly: its encoded bytes and a fixed share for the object, its route
+    /// and its key (about 200 bytes with the ids' strings); what ``ChangeLog``'s byte capacity counts.
+    var retainedBytes: Int { framed.count + (framedMovedOut?.count ?? 0) + 200 }
+
     /// The change as stored (the `Change` message bytes).
     var change: ArraySlice<UInt8> { framed[headerLength...] }
 
