@@ -6,6 +6,9 @@ import { h, toast } from "./dom.js";
 import { Trait, traitValues, traitName, deviceTypeName, attributeName, formatAttribute } from "./values.js";
 
 const CONNECTIVITY = ["unknown", "online", "offline", "partly online"];
+// ColorControl's OptionsBitmap.executeIfOff: a light that is off takes the new colour temperature too (as
+// Matter says, it would ignore it otherwise), so the slider never seems to do nothing.
+const EXECUTE_IF_OFF = 1;
 
 export class DevicePanel {
   constructor(element, ctx) {
@@ -107,7 +110,7 @@ export class DevicePanel {
       sections.push(this.slider("Colour temperature", "control-colortemp", color[7] ?? 250, color[0x400b] ?? 153,
         color[0x400c] ?? 500, 1, (v) => `${Math.round(1e6 / v)} K`,
         (v) => this.run("ColorControl.moveToColorTemperature", () =>
-          api.command(device, Trait.ColorControl, "moveToColorTemperature", { colorTemperatureMireds: v, transitionTime: 0 }))));
+          api.command(device, Trait.ColorControl, "moveToColorTemperature", { colorTemperatureMireds: v, transitionTime: 0, optionsMask: EXECUTE_IF_OFF, optionsOverride: EXECUTE_IF_OFF }))));
     }
     const thermostat = traitValues(device, Trait.Thermostat);
     if (thermostat) {
