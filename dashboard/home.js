@@ -83,7 +83,10 @@ export class HomePage {
       items.push({ key: `loose:${structureId}`, kind: "room", title: `No room · ${structureName(structureId)}`, roomId: "", count: devices.length });
       for (const d of devices.sort(byName)) items.push({ key: `dev:${d.id}`, kind: "device", id: d.id, roomName: "" });
     }
-    this.count.textContent = `${shown} device${shown === 1 ? "" : "s"} in ${home.rooms.size} room${home.rooms.size === 1 ? "" : "s"}`;
+    const total = home.devices.size, rooms = home.rooms.size;
+    this.count.textContent = this.filter
+      ? `${shown} of ${total} devices`
+      : `${total} device${total === 1 ? "" : "s"} in ${rooms} room${rooms === 1 ? "" : "s"}`;
     this.count.dataset.devices = String(shown);
     this.count.dataset.rooms = String(home.rooms.size);
     this.list.setItems(items);

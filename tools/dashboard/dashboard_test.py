@@ -74,7 +74,11 @@ class Test:
 
     def page_loads(self):
         self.page = self.browser.page(self.args.url, viewport={"width": 1280, "height": 860})
-        self.page.locator("[data-testid=page-signin]").wait_for(state="visible")
+        try:
+            self.page.locator("[data-testid=page-signin]").wait_for(state="visible")
+        except Exception as error:  # noqa: BLE001 - say what the page shows instead
+            body = self.page.evaluate("() => document.body ? document.body.innerText.slice(0, 200) : ''")
+            raise Failure(f"no sign-in form within 10 s; the page says {body!r}") from error
         expect(self.page.title() == "Hearth", f"title {self.page.title()!r}")
         self.shot(self.page, "01-signin")
 
@@ -180,6 +184,18 @@ class Test:
         expect(status.get_attribute("data-relists") == "0", f"resumed without a relist ({status.get_attribute('data-relists')})")
         self.clear_filter(page)
 
+    def watch_relists_on_wrong_epoch(self):
+        page = self.page
+        status = page.locator("[data-testid=watch-status]")
+        relists = int(status.get_attribute("data-relists") or 0)
+        # A resume point from another epoch (as after the hub's data dir was reset): the hub answers relist
+        # and the page starts over from revision 0, keeping what it shows until the new snapshot is in.
+        page.evaluate("() => { window.hearth.watcher.epoch = 'not-this-hub'; window.hearth.watcher.drop('test: epoch'); }")
+        wait_until("the page relists", lambda: int(status.get_attribute("data-relists") or 0) > relists, 20)
+        self.wait_live(page)
+        epoch = page.evaluate("() => window.hearth.watcher.epoch")
+        expect(epoch == page.evaluate("() => window.hearth.hub.epoch"), f"the new stream's epoch {epoch!r} is the hub's")
+
     def driver_restart_shows(self):
         page = self.page
         page.click("[data-testid=nav-drivers]")
@@ -270,7 +286,8 @@ def main() -> int:
     try:
         if cases.run("page_loads", test.page_loads):
             for name in ["protobuf_round_trip", "wrong_token_refused", "home_shows_demo_devices", "toggle_reaches_driver",
-                         "panel_controls", "rename_and_move", "watch_resumes_after_drop", "driver_restart_shows",
+                         "panel_controls", "rename_and_move", "watch_resumes_after_drop", "watch_relists_on_wrong_epoch",
+                         "driver_restart_shows",
                          "metrics_chart_draws", "phone_viewport", "ten_thousand_devices", "no_page_errors"]:
                 cases.run(name, getattr(test, name))
     finally:
