@@ -64,6 +64,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("content-type", TYPES.get(file.suffix, mimetypes.guess_type(name)[0] or "application/octet-stream"))
         self.send_header("content-length", str(len(body)))
         self.send_header("cache-control", "no-cache")
+        # Stricter than needed on purpose (no inline styles or scripts): the page must not rely on them.
+        self.send_header("content-security-policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
         self.end_headers()
         self.wfile.write(body)
 
