@@ -30,6 +30,8 @@ function showSignIn(message) {
 }
 
 function endSession() {
+  session.abort.abort();
+  session.home_.destroy();
   session.watcher.stop();
   session.drivers.hide();
   session.metrics.hide();
@@ -45,7 +47,7 @@ async function signIn(token) {
     hub = await api.getHub();
   } catch (error) {
     if (error.code === Status.UNAUTHENTICATED) sessionStorage.removeItem(TOKEN_KEY);
-    showSignIn(`Sign-in refused: ${error.message}`);
+    showSignIn(`Sign-in failed: ${error.message}`);
     return;
   }
   sessionStorage.setItem(TOKEN_KEY, token);
@@ -55,9 +57,10 @@ async function signIn(token) {
 function startSession(api, hub, token) {
   const home = new Home();
   const watcher = new Watcher(home, token);
-  const ctx = { home, api, admin: () => hub.admin, token: () => token };
+  const abort = new AbortController();
+  const ctx = { home, api, admin: () => hub.admin, token: () => token, signal: abort.signal };
   session = {
-    hub, home, watcher,
+    hub, home, watcher, abort,
     home_: new HomePage($("#page-home"), ctx),
     drivers: new DriversPage($("#page-drivers"), ctx),
     metrics: new MetricsPage($("#page-metrics"), ctx),

@@ -13,19 +13,21 @@ export class HomePage {
     this.filter = "";
     this.count = root.querySelector("[data-testid=device-count]");
     this.viewport = root.querySelector("[data-testid=device-list]");
-    this.list = new VirtualList(this.viewport, { rowHeight: ROW_HEIGHT, render: (item, el) => this.renderRow(item, el) });
+    const signal = ctx.signal; // aborted when the session ends: every listener added here goes with it
+    this.list = new VirtualList(this.viewport, { rowHeight: ROW_HEIGHT, render: (item, el) => this.renderRow(item, el), signal });
     this.panel = new DevicePanel(root.querySelector("[data-testid=device-panel]"), {
       ...ctx, onClose: () => { this.selected = null; root.classList.remove("with-panel"); this.list.refresh(); },
     });
     this.root = root;
-    root.querySelector("[data-testid=device-filter]").addEventListener("input", (e) => {
+    this.filterInput = root.querySelector("[data-testid=device-filter]");
+    this.filterInput.addEventListener("input", (e) => {
       this.filter = e.target.value.trim().toLowerCase();
       this.rebuild();
-    });
-    this.viewport.addEventListener("click", (e) => this.onClick(e));
+    }, { signal });
+    this.viewport.addEventListener("click", (e) => this.onClick(e), { signal });
     this.viewport.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && e.target.dataset.deviceId) this.select(e.target.dataset.deviceId);
-    });
+    }, { signal });
     this.pendingLayout = false;
     this.pendingChanged = new Set();
     this.framed = false;
@@ -141,4 +143,15 @@ export class HomePage {
   }
 
   show() { this.rebuild(); }
+
+  /** Ends the page with its session: the next session starts from an empty list and filter. */
+  destroy() {
+    this.list.destroy();
+    this.panel.element.hidden = true;
+    this.panel.element.replaceChildren();
+    this.root.classList.remove("with-panel");
+    this.filterInput.value = "";
+    this.count.textContent = "loading…";
+    delete this.count.dataset.devices;
+  }
 }

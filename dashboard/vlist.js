@@ -5,7 +5,7 @@ export class VirtualList {
    * @param {HTMLElement} viewport the scrolling element (fixed height, overflow auto)
    * @param {object} options {rowHeight, render(item, element, fresh), overscan}
    */
-  constructor(viewport, { rowHeight, render, overscan = 6 }) {
+  constructor(viewport, { rowHeight, render, overscan = 6, signal }) {
     this.viewport = viewport;
     this.rowHeight = rowHeight;
     this.render = render;
@@ -16,8 +16,18 @@ export class VirtualList {
     this.spacer.className = "vlist-spacer";
     viewport.appendChild(this.spacer);
     this.scheduled = false;
-    viewport.addEventListener("scroll", () => this.schedule(), { passive: true });
-    new ResizeObserver(() => this.schedule()).observe(viewport);
+    viewport.addEventListener("scroll", () => this.schedule(), { passive: true, signal });
+    this.observer = new ResizeObserver(() => this.schedule());
+    this.observer.observe(viewport);
+  }
+
+  /** Removes the list's elements and stops watching the viewport. */
+  destroy() {
+    this.observer.disconnect();
+    this.items = [];
+    this.rows.clear();
+    this.viewport.replaceChildren();
+    this.viewport.scrollTop = 0;
   }
 
   /** Replaces the items (re-rendering the rows in view). */
@@ -49,6 +59,7 @@ export class VirtualList {
   }
 
   layout() {
+    if (!this.spacer.isConnected) return;
     const [first, last] = this.visibleRange();
     const free = [];
     for (const [index, element] of this.rows) {

@@ -278,6 +278,30 @@ class Test:
         self.shot(viewer, "13-viewer-refused")
         viewer.context.close()
 
+    def sign_out_and_in(self):
+        page = self.signed_in()
+        page.click("[data-testid=nav-home]")
+        page.click("[data-testid=sign-out]")
+        page.locator("[data-testid=page-signin]").wait_for(state="visible")
+        self.sign_in(page, "demo-admin")
+        self.wait_live(page)
+        # One click is one command: nothing of the first session still listens.
+        device = "lights/light-17"  # Closet light, Bedroom
+        before = self.ctl.attribute(device, "OnOff", "onOff")
+        commands = self.commands_total(page)
+        row = self.show_device(page, device, "Closet light")
+        row.locator("[data-testid=device-toggle]").click()
+        wait_until("the switch flips", lambda: row.locator("[data-testid=device-toggle]").get_attribute("data-on") == str(not before).lower())
+        page.wait_for_timeout(500)
+        expect(self.ctl.attribute(device, "OnOff", "onOff") == (not before), "hearthctl sees one toggle")
+        expect(self.commands_total(page) == commands + 1, f"one command sent ({self.commands_total(page) - commands})")
+        expect(page.evaluate("() => document.querySelectorAll('[data-testid=device-list] .vlist-spacer').length") == 1, "one list")
+        self.clear_filter(page)
+
+    def commands_total(self, page) -> float:
+        text = page.evaluate("async () => (await fetch('/metrics', { headers: { authorization: 'Bearer demo-admin' } })).text()")
+        return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith("hearth_commands_total{") and 'kind="command"' in line)
+
     def ten_thousand_devices(self):
         page = self.signed_in()
         driver = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "bulk_driver.py"), "--target", self.args.hub,
@@ -330,7 +354,7 @@ def main() -> int:
             for name in ["protobuf_round_trip", "wrong_token_refused", "home_shows_demo_devices", "toggle_reaches_driver",
                          "panel_controls", "rename_and_move", "watch_resumes_after_drop", "watch_relists_on_wrong_epoch",
                          "driver_restart_shows",
-                         "metrics_chart_draws", "phone_viewport", "viewer_is_read_only", "ten_thousand_devices", "no_page_errors"]:
+                         "metrics_chart_draws", "phone_viewport", "viewer_is_read_only", "sign_out_and_in", "ten_thousand_devices", "no_page_errors"]:
                 cases.run(name, getattr(test, name))
     finally:
         test.browser.close()
