@@ -42,6 +42,28 @@ DECODE_JS = """async (input) => {
 }"""
 
 
+FRAMING_JS = """async () => {
+  const { FrameParser } = await import("./grpcweb.js");
+  const frame = (flag, bytes) => [flag, 0, 0, (bytes.length >> 8) & 255, bytes.length & 255, ...bytes];
+  const body = [...frame(0, [1, 2, 3]), ...frame(0, []), ...frame(0, new Array(300).fill(7)),
+                ...frame(0x80, [...new TextEncoder().encode("grpc-status: 0\\r\\n")])];
+  const results = [];
+  // The same body cut into chunks of every size from 1 byte to all of it.
+  for (let size = 1; size <= body.length; size += size < 8 ? 1 : 37) {
+    const parser = new FrameParser();
+    const frames = [];
+    for (let at = 0; at < body.length; at += size) frames.push(...parser.push(new Uint8Array(body.slice(at, at + size))));
+    results.push(frames.map((f) => `${f.trailer ? "T" : "M"}${f.bytes.length}`).join(",") + (parser.empty ? "" : "+rest"));
+  }
+  return [...new Set(results)];
+}"""
+
+
+def check_framing(page) -> None:
+    results = page.evaluate(FRAMING_JS)
+    expect(results == ["M3,M0,M300,T16"], f"frames parsed across chunk boundaries: {results}")
+
+
 def expected_command() -> client.SendCommandRequest:
     V = values.Value
     fields = [
@@ -90,6 +112,7 @@ def run(page) -> None:
     try:
         check_encode(page)
         check_decode(page)
+        check_framing(page)
     except Failure:
         raise
     except Exception as error:  # noqa: BLE001
