@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -151,6 +152,22 @@ class Test(HomeCases):
         expect(row.locator("td").nth(6).text_content() != "–", "the last exit is shown")
         self.shot(page, "08-drivers")
 
+    def driver_crash_shows(self):
+        page = self.signed_in()
+        page.click("[data-testid=nav-drivers]")
+        row = page.locator('[data-testid=driver-row][data-driver-id="vendor"]')
+        row.wait_for(state="visible")
+        pid, restarts = int(row.get_attribute("data-pid")), int(row.get_attribute("data-restarts"))
+        expect(pid > 0, "vendor runs")
+        os.kill(pid, signal.SIGKILL)  # a crash the hub did not ask for: it restarts the driver after a backoff
+        wait_until("the page counts the restart", lambda: int(row.get_attribute("data-restarts")) == restarts + 1, 20)
+        wait_until("the driver runs again", lambda: row.get_attribute("data-state") == "running" and row.get_attribute("data-pid") != str(pid), 20)
+        expect("signal 9" in row.locator("td").nth(6).text_content(), f"the last exit names the signal: {row.locator('td').nth(6).text_content()!r}")
+        truth = self.ctl.driver("vendor")
+        expect(truth["restarts"] == restarts + 1, f"hearthctl counts {truth['restarts']} restarts")
+        self.shot(page, "08-drivers-crash")
+        page.click("[data-testid=nav-home]")
+
     def metrics_chart_draws(self):
         page = self.signed_in()
         page.click("[data-testid=nav-metrics]")
@@ -269,7 +286,7 @@ def main() -> int:
         if cases.run("page_loads", test.page_loads):
             for name in ["protobuf_round_trip", "wrong_token_refused", "home_shows_demo_devices", "toggle_reaches_driver",
                          "panel_controls", "rename_and_move", "watch_resumes_after_drop", "watch_relists_on_wrong_epoch",
-                         "driver_restart_shows",
+                         "driver_restart_shows", "driver_crash_shows",
                          "metrics_chart_draws", "phone_viewport", "viewer_is_read_only", "sign_out_and_in", "ten_thousand_devices", "no_page_errors"]:
                 cases.run(name, getattr(test, name))
     finally:
