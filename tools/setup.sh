@@ -51,5 +51,7 @@ command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.3 ex
 
 # Python grpcio for the interop tests (a virtual environment under tools/interop).
 tools/interop/setup.sh >/dev/null
+# Chromium and Playwright for the dashboard's browser test.
+tools/dashboard/setup.sh >/dev/null
 
 echo "setup: ok (libnghttp2-dev $have_nghttp2, $(swift --version 2>/dev/null | head -1))"

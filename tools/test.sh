@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything (tools/setup.sh) and runs every test and check:
-# generated code is current, module layering holds, `swift test`, then the abuse suite against the hub,
+# generated code is current, module layering holds, `swift test`, the dashboard in a browser, then the abuse
+# suite against the hub,
 # a bounded fuzz run and the wire and hub tests under AddressSanitizer.
 #
 # Usage: tools/test.sh [extra swift test arguments, e.g. --filter Echo]
@@ -23,6 +24,13 @@ swift build --build-tests
 
 echo "== swift test"
 swift test --skip-build --parallel "$@"
+
+# The web dashboard in headless Chromium (Playwright) against a real hub with the demo drivers, from the debug
+# build above (Docs/Dashboard.md). HEARTH_SKIP_DASHBOARD=1 skips it.
+if [ "${HEARTH_SKIP_DASHBOARD:-0}" != 1 ]; then
+  echo "== dashboard in a browser"
+  tools/dashboard/test.sh "$(swift build --show-bin-path)"
+fi
 
 # Hardening checks, after the tests (HEARTH_SKIP_ABUSE=1 / HEARTH_SKIP_FUZZ=1 / HEARTH_SKIP_ASAN=1 skip
 # them while iterating). The abuse suite attacks the debug hub just built, one fresh hub per case

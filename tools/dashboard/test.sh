@@ -6,8 +6,7 @@
 # <bin-dir> holds hearth-hub, the hearth-driver-* executables and hearthctl (e.g. .build/release). The hub
 # runs with deploy/hearth-hub.demo.json on 127.0.0.1:0 in a temporary data dir and serves the dashboard it
 # embeds; HEARTH_DASHBOARD_DIR=<dir> makes it serve that folder instead (--dashboard-dir).
-# HEARTH_DASHBOARD_VIA_PROXY=1 puts tools/dashboard/grpcweb_proxy.py in front of a hub without gRPC-Web
-# (development only). Screenshots and the hub's log go to $HEARTH_DASHBOARD_ARTIFACTS (default
+# Screenshots and the hub's log go to $HEARTH_DASHBOARD_ARTIFACTS (default
 # .build/dashboard-artifacts). HEARTH_DASHBOARD_DOCS=1 also refreshes Docs/dashboard-home.png.
 # The hub and its drivers are always stopped at the end.
 set -euo pipefail
@@ -24,7 +23,7 @@ artifacts=${HEARTH_DASHBOARD_ARTIFACTS:-$root/.build/dashboard-artifacts}
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
 work=$(mktemp -d)
-hub_pid="" proxy_pid=""
+hub_pid=""
 
 stop() {
   local pid=$1
@@ -35,7 +34,6 @@ stop() {
   kill -KILL "$pid" 2>/dev/null || true
 }
 cleanup() {
-  stop "$proxy_pid"
   # SIGTERM makes the hub stop its drivers (each in its own process group) before it exits; were it
   # killed, the drivers would still see their standard input close and stop.
   stop "$hub_pid"
@@ -47,7 +45,6 @@ trap 'exit 130' INT TERM
 
 flags=()
 [[ -n ${HEARTH_DASHBOARD_DIR:-} ]] && flags+=(--dashboard-dir "$(cd "$HEARTH_DASHBOARD_DIR" && pwd)")
-[[ -n ${HEARTH_DASHBOARD_VIA_PROXY:-} ]] && flags=()
 "$bin_dir/hearth-hub" --config "$root/deploy/hearth-hub.demo.json" --data-dir "$work/data" --socket "$work/hub.sock" \
   --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 ${flags[@]+"${flags[@]}"} </dev/null >"$work/hub.out" 2>"$work/hub.log" &
 hub_pid=$!
@@ -63,13 +60,6 @@ listen=$(address LISTENING)
 [[ -n $listen ]] || { echo "dashboard: the hub printed no LISTENING line in 30 s" >&2; exit 1; }
 url="http://$listen/"
 
-if [[ -n ${HEARTH_DASHBOARD_VIA_PROXY:-} ]]; then
-  "$python" "$root/tools/dashboard/grpcweb_proxy.py" --hub "$listen" --metrics "$(address METRICS)" \
-    --dashboard-dir "${HEARTH_DASHBOARD_DIR:-$root/dashboard}" >"$work/proxy.out" 2>"$work/proxy.log" &
-  proxy_pid=$!
-  for _ in $(seq 1 100); do grep -q LISTENING "$work/proxy.out" && break; sleep 0.1; done
-  url="http://$(sed -n 's/^LISTENING //p' "$work/proxy.out")/"
-fi
 echo "dashboard: hub on $listen, page at $url, artifacts in $artifacts"
 
 docs=()

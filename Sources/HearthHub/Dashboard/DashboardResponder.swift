@@ -24,7 +24,7 @@ struct DashboardResponder: Sendable {
         ("x-frame-options", "DENY"),
         ("referrer-policy", "no-referrer"),
         ("content-security-policy",
-         "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'"),
+         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
     ]
 
     func respond(_ request: WebRequest) async -> WebResponse {
