@@ -189,6 +189,8 @@ public final class Hub: Sendable {
                 let started = ContinuousClock.now
                 let engine = try await self.loader.engineOrError()
                 let figures = await engine.statistics()
+                // Loading decoded every row on every core: give what those threads' arenas freed back.
+                MemoryTrimmer.trim()
                 self.logger.info(
                     "hub.loaded",
                     metadata: [

@@ -288,6 +288,9 @@ extension WireServer {
             if shuttingDown { channel.pipeline.fireUserInboundEventTriggered(GracefulShutdownEvent()) }
             channel.closeFuture.whenComplete { _ in
                 _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
+                // A connection closed before its first bytes chose a protocol never had a handler to end
+                // its calls: end them here, or its serving task (and the channel) would wait forever.
+                continuation.finish()
             }
             return ServerConnection(channel: channel, calls: calls)
         }
