@@ -185,8 +185,21 @@ public actor HubEngine {
             graph.put(device)
             changes.append(.device(device, previousStructureID: device.structureID))
         }
-        if !changes.isEmpty { _ = try? record(changes, path: .state) }
+        guard !changes.isEmpty else { return }
+        // A large home's marks are not logged: as many whole-device changes as devices would not fit the log's
+        // byte bound anyway, and encoding them was a fifth of a 100k-device cold start. Resumes from before
+        // re-list instead. Nor are they saved: every start marks every trait again.
+        if changes.count > Self.unconfirmedReplayLimit, held.isEmpty, unconfirmed <= reserved {
+            _ = graph.nextRevision()
+            changeLog.discontinue(at: unconfirmed)
+        } else {
+            _ = try? record(changes, path: .state)
+        }
     }
+
+    /// Devices above which the start's unconfirmed marks are one revision without history (see
+    /// ``prepareAfterLoad()``) rather than one logged change per device.
+    static let unconfirmedReplayLimit = 1_000
 
     /// The revision the next ``record(_:path:)`` gives out; records built for it carry it.
     var upcomingRevision: UInt64 { graph.revision + 1 }

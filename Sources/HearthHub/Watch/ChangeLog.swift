@@ -108,6 +108,21 @@ final class ChangeLog: Sendable {
         for subscriber in subscribers { subscriber.yield() }
     }
 
+    /// Publishes `revision` with no entries a watcher could replay (a change too large to log, such as every
+    /// trait of a large home marked unconfirmed at start): the retained entries go, and a watch resuming from
+    /// before `revision` re-lists, which gives it the whole new state.
+    func discontinue(at revision: UInt64) {
+        let subscribers = state.withLock { s -> [AsyncStream<Void>.Continuation] in
+            s.entries.removeAll()
+            s.revisions.removeAll()
+            s.bytes = 0
+            s.oldestResumable = revision
+            s.published = max(s.published, revision)
+            return Array(s.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.yield() }
+    }
+
     /// Entries after `cursor`: at most about `limit` (never splitting a revision); or, when more than
     /// `readAllAbove` are waiting, all of them, to be coalesced.
     func read(after cursor: UInt64, limit: Int, readAllAbove: Int) -> Read {
