@@ -8,9 +8,12 @@ For each device count N, on a fresh data directory:
   3. idle for a few seconds: RSS idle, and bytes per device = (RSS idle - RSS empty) / N;
   4. K lean C watchers (hearth_sub) take the snapshot, then the drivers report R changes per second in all
      for T seconds: the peak RSS under load (sampled every 100 ms) and the watchers' p99;
-  5. a clean stop (SIGTERM), then a restart over the same directory: process start to LISTENING, to a fresh
+  5. the idle hub's memory split by what holds it, from its /metrics gauges: heap in use (malloc), the
+     retained change log, SQLite's caches, and the rest of the heap (graph records, trait values, indexes),
+     less what the empty hub held;
+  6. a clean stop (SIGTERM), then a restart over the same directory: process start to LISTENING, to a fresh
      watcher's full snapshot (its `synced` mark), and the RSS once that snapshot is out.
-Prints a Markdown table and writes it with the raw figures to OUT/table.md and OUT/results.json.
+Prints two Markdown tables and writes them with the raw figures to OUT/table.md and OUT/results.json.
 """
 import argparse
 import json
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 
 def rss_mib(pid):
@@ -34,6 +38,20 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory(port, token):
+    """The hub's memory gauges from /metrics on its gRPC port (any client token), in MiB."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", headers={"authorization": f"Bearer {token}"})
+    page = urllib.request.urlopen(request, timeout=30).read().decode()
+    wanted = {"hearth_memory_heap_in_use_bytes": "heap_in_use", "hearth_memory_heap_free_bytes": "heap_free",
+              "hearth_change_log_bytes": "change_log", "hearth_store_memory_bytes": "store"}
+    figures = {}
+    for line in page.splitlines():
+        name, _, value = line.partition(" ")
+        if name in wanted:
+            figures[wanted[name]] = float(value) / (1024 * 1024)
+    return figures
 
 
 class Hub:
@@ -93,6 +111,7 @@ def run_one(args, n, out):
     hub = Hub(args.hub, config, data, log)
     time.sleep(1)
     row["rss_empty_mib"] = rss_mib(hub.process.pid)
+    row["memory_empty"] = memory(hub.port, "watch-0")
 
     go = os.path.join(work, "go")
     pubs = {}
@@ -110,6 +129,7 @@ def run_one(args, n, out):
     time.sleep(args.idle)
     row["rss_idle_mib"] = rss_mib(hub.process.pid)
     row["bytes_per_device"] = (row["rss_idle_mib"] - row["rss_empty_mib"]) * 1024 * 1024 / n
+    row["memory_idle"] = memory(hub.port, "watch-0")
 
     if args.watchers > 0 and args.rate > 0:
         subs = {}
@@ -178,6 +198,22 @@ def table(rows, args):
     return "\n".join(lines)
 
 
+def breakdown(rows):
+    """Where the idle hub's memory is: the heap split by what the hub can count, the rest by subtraction."""
+    lines = [
+        "| devices | RSS idle | heap in use | of it: change log | of it: SQLite | of it: graph, indexes, rest "
+        "(minus the empty hub's) | per device |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        m, e = r["memory_idle"], r["memory_empty"]
+        rest = m["heap_in_use"] - m["change_log"] - m["store"] - (e["heap_in_use"] - e["change_log"] - e["store"])
+        lines.append(
+            f"| {r['devices']:,} | {r['rss_idle_mib']:.0f} MiB | {m['heap_in_use']:.0f} MiB | {m['change_log']:.1f} MiB | "
+            f"{m['store']:.1f} MiB | {rest:.0f} MiB | {rest * 1024 * 1024 / r['devices']:,.0f} B |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hub", required=True)
@@ -199,7 +235,7 @@ def main():
         print(f"scale: {n:,} devices from {args.drivers} drivers", file=sys.stderr, flush=True)
         rows.append(run_one(args, n, args.out))
         print(table(rows[-1:], args).splitlines()[-1], file=sys.stderr, flush=True)
-    text = table(rows, args)
+    text = table(rows, args) + "\n\n" + breakdown(rows)
     print(text)
     open(os.path.join(args.out, "table.md"), "w").write(text + "\n")
     json.dump(rows, open(os.path.join(args.out, "results.json"), "w"), indent=2)

@@ -13,6 +13,7 @@ extension Hub {
             connections: server.openConnections, runningCalls: server.runningHandlers)
         metrics.refresh(wire: server.statistics)
         metrics.refresh(storageFaults: Set(await engine.storageFaults().map(\.path)))
+        metrics.refresh(memory: .current(engine: engine))
         return metrics.render()
     }
 

@@ -23,6 +23,8 @@ protocol HubStore: Sendable {
     /// At a clean stop: the retained change log (for watchers resuming after the restart) and the last
     /// revision, durably; marks the stop clean.
     func close(log: [LogEntry], revision: UInt64) async throws
+    /// Memory the store's engine holds now (caches, statements), for the metrics page; 0 if it cannot say.
+    var memoryBytes: Int { get }
 }
 
 /// Why a store could not write: the engine tells callers which one, without knowing the store's kind.

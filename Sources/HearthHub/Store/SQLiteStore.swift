@@ -81,6 +81,9 @@ final class SQLiteStore: HubStore {
         return migrator
     }
 
+    /// SQLite's own allocations in this process (its page caches and prepared statements).
+    var memoryBytes: Int { Int(sqlite3_memory_used()) }
+
     func load() async throws -> StoredHome {
         // The rows are read in one pass; decoding them is most of a cold start (100,000 devices: two
         // thirds of it) and is spread over the cores below, outside the database's queue.

@@ -94,6 +94,8 @@ final class ChangeLog: Sendable {
     /// Every retained entry, oldest first.
     var entries: [LogEntry] { state.withLock { Array($0.entries) } }
     var oldestResumable: UInt64 { state.withLock { $0.oldestResumable } }
+    /// The retained entries and what they hold (``LogEntry/retainedBytes``).
+    var size: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
 
     /// Appends the entries of committed revisions (in order) and rings every subscriber.
     func publish(_ new: [LogEntry], through revision: UInt64) {
