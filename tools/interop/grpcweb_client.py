@@ -268,10 +268,11 @@ def case_h1_other_requests(args):
 
 
 def case_tls_h1_unary(args):
-    """HTTP/1.1 over TLS, ALPN http/1.1 as browsers offer it after h2 (only with --tls-ca)."""
+    """HTTP/1.1 over TLS (only with --tls-ca): a browser offers h2 and http/1.1, and the hub picks http/1.1,
+    over which it serves its pages as well as gRPC-Web."""
     expect(args.tls_ca, "needs --tls-ca")
     context = ssl.create_default_context(cafile=args.tls_ca)
-    context.set_alpn_protocols(["http/1.1"])
+    context.set_alpn_protocols(["h2", "http/1.1"])
     conn = http.client.HTTPSConnection("localhost", args.port, timeout=TIMEOUT, context=context)
     answer = h1_call(args.port, GET, get_request("over tls"), connection=conn)
     expect(conn.sock.selected_alpn_protocol() == "http/1.1", f"ALPN {conn.sock.selected_alpn_protocol()}")

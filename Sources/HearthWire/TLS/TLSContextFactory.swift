@@ -7,8 +7,10 @@ enum TLSContextFactory {
     /// The only application protocol HearthWire speaks over TLS.
     static let alpn = "h2"
 
-    /// The protocols a server offers when it also serves HTTP/1.1 (``WireServer/Configuration/web``).
-    static let alpnWithHTTP1 = [alpn, "http/1.1"]
+    /// The protocols a server picks from, in its order of preference, when it also serves HTTP/1.1
+    /// (``WireServer/Configuration/web``). HTTP/1.1 first: a browser offers both and then gets the pages and
+    /// gRPC-Web over HTTP/1.1, which serves them all; gRPC clients offer only `h2` and get it.
+    static let alpnWithHTTP1 = ["http/1.1", alpn]
 
     static func serverContext(_ tls: WireServer.TLS, http1: Bool = false) throws(WireTLSError) -> NIOSSLContext {
         let chain = try certificates(at: tls.certificateChain, role: "certificate chain")
