@@ -2,7 +2,7 @@ public import Foundation
 public import HearthWire
 public import Logging
 public import NIOCore
-public import HearthProto
+import HearthProto
 import ServiceLifecycle
 
 /// A whole hub: the engine, the client and driver services, health, on a ``WireServer``.

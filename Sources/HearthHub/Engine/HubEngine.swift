@@ -134,6 +134,7 @@ public actor HubEngine {
         var graph = HomeGraph(epoch: stored.epoch, revision: start)
         for s in stored.structures { graph.structures[s.id] = s }
         for r in stored.rooms { graph.rooms[r.id] = r }
+        graph.reserveDevices(stored.devices.count)
         for d in stored.devices { graph.put(d) }
         for state in stored.traits { graph.restore(state) }
         self.graph = graph
@@ -179,22 +180,27 @@ public actor HubEngine {
         }
         if !changes.isEmpty { _ = try? record(changes, path: .metadata) }
         let unconfirmed = upcomingRevision
+        // A large home's marks are not logged: as many whole-device changes as devices would not fit the log's
+        // byte bound anyway, and encoding them was a fifth of a 100k-device cold start. Resumes from before
+        // re-list instead. Nor are they saved: every start marks every trait again. The devices change in
+        // place, in no order.
+        if graph.devices.count > Self.unconfirmedReplayLimit, held.isEmpty, unconfirmed <= reserved {
+            let marked = graph.modifyAllDevices {
+                $0.setAllTraits(connectivity: .unknown, confirmed: false, revision: unconfirmed)
+            }
+            if marked > 0 {
+                _ = graph.nextRevision()
+                changeLog.discontinue(at: unconfirmed)
+            }
+            return
+        }
         changes = []
         for var device in graph.devices.values.sorted(by: { $0.id < $1.id })
         where device.setAllTraits(connectivity: .unknown, confirmed: false, revision: unconfirmed) {
             graph.put(device)
             changes.append(.device(device, previousStructureID: device.structureID))
         }
-        guard !changes.isEmpty else { return }
-        // A large home's marks are not logged: as many whole-device changes as devices would not fit the log's
-        // byte bound anyway, and encoding them was a fifth of a 100k-device cold start. Resumes from before
-        // re-list instead. Nor are they saved: every start marks every trait again.
-        if changes.count > Self.unconfirmedReplayLimit, held.isEmpty, unconfirmed <= reserved {
-            _ = graph.nextRevision()
-            changeLog.discontinue(at: unconfirmed)
-        } else {
-            _ = try? record(changes, path: .state)
-        }
+        if !changes.isEmpty { _ = try? record(changes, path: .state) }
     }
 
     /// Devices above which the start's unconfirmed marks are one revision without history (see

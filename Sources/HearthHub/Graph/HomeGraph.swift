@@ -61,6 +61,25 @@ struct HomeGraph: Sendable {
         return body(&devices.values[index])
     }
 
+    /// Changes every device in place, in no order; `body` returns whether it changed one. The change must keep
+    /// each device's id and driver.
+    /// - Returns: how many devices changed.
+    @discardableResult
+    mutating func modifyAllDevices(_ body: (inout DeviceRecord) -> Bool) -> Int {
+        var changed = 0
+        var index = devices.values.startIndex
+        while index != devices.values.endIndex {
+            if body(&devices.values[index]) { changed += 1 }
+            devices.values.formIndex(after: &index)
+        }
+        return changed
+    }
+
+    /// Makes room for `count` devices at once: a cold start's inserts then never re-hash the table.
+    mutating func reserveDevices(_ count: Int) {
+        devices.reserveCapacity(count)
+    }
+
     private mutating func unindex(_ device: DeviceRecord) {
         devicesByDriver[device.driverID]?.remove(device.id)
         if devicesByDriver[device.driverID]?.isEmpty == true { devicesByDriver[device.driverID] = nil }

@@ -13,6 +13,12 @@ struct WatchResponseBytes {
         changeCount += 1
     }
 
+    /// Appends `count` framed changes already concatenated.
+    mutating func append(framedChanges: [UInt8], count: Int) {
+        bytes.append(contentsOf: framedChanges)
+        changeCount += count
+    }
+
     /// Finishes the response: field 2 (revision), field 3 (synced), field 5 (epoch).
     consuming func finished(revision: UInt64, synced: Bool = false, epoch: String? = nil) -> [UInt8] {
         var out = bytes
