@@ -62,6 +62,10 @@ final class StreamBridge: Sendable {
         var outboundReadyRequested = false
         /// Set when the stream can no longer send (reset, closed, deadline).
         var failure: RPCError?
+        /// Set when the stream ended with bytes still queued outbound: a write waiting for room then failed.
+        /// A write whose bytes had all left before the end (a server may answer once it has the whole
+        /// request, before our task got back from appending it) succeeded.
+        var discardedUnsent = false
 
         var task: TaskHandle?
         var cancelling = false
@@ -108,6 +112,7 @@ final class StreamBridge: Sendable {
 
     /// Drops what is queued outbound, with its memory, and takes it off the budget.
     private func clearOutbound(_ s: inout State) {
+        if s.outbound.readableBytes > 0 { s.discardedUnsent = true }
         if s.outbound.capacity > 0 { budget?.queued(-s.outbound.capacity) }
         s.outbound = ByteBuffer()
         s.unsentSince = nil
@@ -258,7 +263,7 @@ extension StreamBridge {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let immediate: Result<Void, any Error>? = state.withLock { s in
-                    if let failure = s.failure { return .failure(failure) }
+                    if let failure = s.failure { return s.discardedUnsent ? .failure(failure) : .success(()) }
                     if s.outbound.readableBytes < limits.outboundLowWatermark { return .success(()) }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     s.writer = continuation
@@ -346,6 +351,7 @@ extension StreamBridge {
                 if s.inboundEnd == nil { s.inboundEnd = .failure(error) }
                 s.inbound.removeAll()
                 clearOutbound(&s)
+                s.discardedUnsent = true  // A failed stream fails a write still waiting, sent or not.
                 let reader = s.reader
                 let writer = s.writer
                 s.reader = nil
@@ -369,13 +375,15 @@ extension StreamBridge {
     /// Loop side: the outbound side can no longer send (the stream closed
     /// after a complete response); queued inbound messages stay readable.
     func failOutbound(_ error: RPCError) {
-        let writer = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+        let (writer, sent) = state.withLock { s -> (CheckedContinuation<Void, any Error>?, Bool) in
             if s.failure == nil { s.failure = error }
+            let sent = s.outbound.readableBytes == 0
             clearOutbound(&s)
             defer { s.writer = nil }
-            return s.writer
+            return (s.writer, sent)
         }
-        writer?.resume(throwing: error)
+        // A writer waiting for room whose bytes have all left has finished its write.
+        if sent { writer?.resume() } else { writer?.resume(throwing: error) }
     }
 
     /// Whether the stream failed, and how.
