@@ -353,7 +353,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthModelTests",
-            dependencies: ["HearthModel"],
+            dependencies: ["HearthModel", "HearthProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

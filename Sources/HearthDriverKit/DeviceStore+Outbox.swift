@@ -2,6 +2,7 @@ import HearthModel
 import HearthProto
 import DequeModule
 import OrderedCollections
+import SwiftProtobuf
 import Synchronization
 
 extension DeviceStore {
@@ -39,49 +40,62 @@ extension DeviceStore {
         }
     }
 
-    /// Takes everything waiting, as messages in the order they should be written: announcements of devices
-    /// added meanwhile, removals, reports (state before the results that caused it), events, results.
-    /// Also returns how many events were dropped since the last drain because too many waited.
-    func drain(maxTraitsPerReport: Int, devicesPerAnnounce: Int) -> (messages: [Hearth_V1_DriverMessage], droppedEvents: Int) {
-        state.withLock { s -> ([Hearth_V1_DriverMessage], Int) in
-            var out = Self.announcements(
-                s.newDevices.compactMap { s.devices[$0] }, schemas: [], per: devicesPerAnnounce)
-            s.newDevices = []
-            if !s.removals.isEmpty {
-                var message = Hearth_V1_DriverMessage()
-                message.remove.deviceIds = s.removals
-                out.append(message)
+    /// What waits to be sent, taken from the state in one short lock.
+    private struct Outbox {
+        var newDevices: [DeviceDescription]
+        var removals: [String]
+        var reports: OrderedDictionary<TraitKey, PendingReport>
+        var events: Deque<Hearth_V1_Event>
+        var results: [Hearth_V1_CommandResult]
+        var droppedEvents: Int
+    }
+
+    /// Takes everything waiting, as encoded messages in the order they should be written: announcements of
+    /// devices added meanwhile, removals, reports (state before the results that caused it), events,
+    /// results. Also returns how many events were dropped since the last drain because too many waited.
+    ///
+    /// The lock is held only to take the queues; encoding happens after, so reporters never wait for it.
+    /// Reports are encoded straight from the store (``ReportEncoder``).
+    /// - Throws: an error of swift-protobuf's if a message cannot be encoded.
+    func drain(maxTraitsPerReport: Int, devicesPerAnnounce: Int) throws -> (messages: [[UInt8]], droppedEvents: Int) {
+        let outbox = state.withLock { s -> Outbox in
+            defer {
+                s.newDevices = []
                 s.removals = []
+                s.reports = [:]
+                s.events = []
+                s.results = []
+                s.droppedEvents = 0
             }
-            for chunk in chunks(Array(s.reports), of: maxTraitsPerReport) {
-                var message = Hearth_V1_DriverMessage()
-                message.report.traits = chunk.map { key, pending in
-                    var report = Hearth_V1_TraitReport()
-                    report.deviceID = key.device
-                    report.endpoint = key.endpoint
-                    report.traitID = key.trait.rawValue
-                    report.attributes = TraitDescription.proto(pending.attributes)
-                    if let connectivity = pending.connectivity { report.connectivity = connectivity.proto }
-                    return report
-                }
-                out.append(message)
-            }
-            s.reports = [:]
-            for chunk in chunks(Array(s.events), of: maxTraitsPerReport) {
-                var message = Hearth_V1_DriverMessage()
-                message.events.events = Array(chunk)
-                out.append(message)
-            }
-            s.events = []
-            for result in s.results {
-                var message = Hearth_V1_DriverMessage()
-                message.result = result
-                out.append(message)
-            }
-            s.results = []
-            defer { s.droppedEvents = 0 }
-            return (out, s.droppedEvents)
+            return Outbox(
+                newDevices: s.newDevices.compactMap { s.devices[$0] }, removals: s.removals, reports: s.reports,
+                events: s.events, results: s.results, droppedEvents: s.droppedEvents)
         }
+        var out: [[UInt8]] = []
+        for message in Self.announcements(outbox.newDevices, schemas: [], per: devicesPerAnnounce) {
+            out.append(try message.serializedBytes())
+        }
+        if !outbox.removals.isEmpty {
+            var message = Hearth_V1_DriverMessage()
+            message.remove.deviceIds = outbox.removals
+            out.append(try message.serializedBytes())
+        }
+        let reports = outbox.reports.elements
+        let per = max(maxTraitsPerReport, 1)
+        for start in stride(from: 0, to: reports.count, by: per) {
+            out.append(ReportEncoder.driverMessage(reports[start..<min(start + per, reports.count)]))
+        }
+        for chunk in chunks(Array(outbox.events), of: maxTraitsPerReport) {
+            var message = Hearth_V1_DriverMessage()
+            message.events.events = Array(chunk)
+            out.append(try message.serializedBytes())
+        }
+        for result in outbox.results {
+            var message = Hearth_V1_DriverMessage()
+            message.result = result
+            out.append(try message.serializedBytes())
+        }
+        return (out, outbox.droppedEvents)
     }
 
     private static func announcements(

@@ -99,30 +99,47 @@ final class DeviceStore: Sendable {
                 throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
             }
             let number = s.devices.values[d].endpoints[e].endpoint
-            let changed: [AttributeID: Value]
-            let connectivityChanged: Bool
-            do {
-                // `current` shares the stored trait's storage only within this block, so the writes below
-                // find it uniquely referenced.
-                let current = s.devices.values[d].endpoints[e].traits[t]
-                var values = current.attributes
-                body(&values)
-                changed = values.filter { current.attributes[$0.key] != $0.value }
-                connectivityChanged = connectivity != nil && connectivity != current.connectivity
+            // The body changes a copy (the stored values are still referenced by it until written back);
+            // what differs is then written to the pending report entry by entry, and the copy replaces the
+            // stored values. No dictionary of changes is built and nothing is merged twice.
+            var values = s.devices.values[d].endpoints[e].traits[t].attributes
+            body(&values)
+            let before = s.devices.values[d].endpoints[e].traits[t]
+            let connectivityChanged = connectivity != nil && connectivity != before.connectivity
+            let queue = s.connected && !s.newDevices.contains(device)
+            let key = TraitKey(device: device, endpoint: number, trait: trait)
+            var changed = false
+            var added = 0
+            var slot: Int?  // The pending report's index, found (or made) at the first change.
+            for (id, value) in values {
+                let old = before.attributes[id]
+                if old == nil { added += 1 }
+                guard old != value else { continue }
+                changed = true
+                guard queue else { continue }
+                if slot == nil { slot = Self.pendingSlot(key, in: &s.reports) }
+                s.reports.values[slot!].attributes[id] = value
             }
-            if !changed.isEmpty {
-                s.devices.values[d].endpoints[e].traits[t].attributes.merge(changed) { _, new in new }
+            if changed {
+                // A body that removed attributes leaves them as they were (reports only set values).
+                if values.count != before.attributes.count + added {
+                    for (id, value) in before.attributes where values[id] == nil { values[id] = value }
+                }
+                s.devices.values[d].endpoints[e].traits[t].attributes = values
             }
             if let connectivity { s.devices.values[d].endpoints[e].traits[t].connectivity = connectivity }
-            if !changed.isEmpty || connectivityChanged, s.connected, !s.newDevices.contains(device) {
-                let key = TraitKey(device: device, endpoint: number, trait: trait)
-                s.reports[key, default: PendingReport()].attributes.merge(changed) { _, new in new }
-                if connectivityChanged { s.reports[key]?.connectivity = connectivity }
-            }
+            if connectivityChanged, queue { s.reports[key, default: PendingReport()].connectivity = connectivity }
             return number
         }
         ring()
         return endpointNumber
+    }
+
+    /// The index of `key`'s pending report, appended empty when there is none.
+    private static func pendingSlot(_ key: TraitKey, in reports: inout OrderedDictionary<TraitKey, PendingReport>) -> Int {
+        if let index = reports.index(forKey: key) { return index }
+        reports[key] = PendingReport()
+        return reports.count - 1
     }
 
     /// The endpoint number of a device's trait (on `endpoint`, or the first that has it).

@@ -2,6 +2,7 @@ import HearthModel
 import HearthProto
 import HearthWire
 import Logging
+import SwiftProtobuf
 import Synchronization
 
 /// How one connection ended.
@@ -27,17 +28,17 @@ extension Driver {
         var metadata = Metadata()
         metadata.add("authorization", "Bearer \(configuration.token)")
         do {
-            try await client.bidirectional(DriverMethods.connect, options: CallOptions(metadata: metadata)) { call in
+            try await client.bidirectional(DriverMethods.connectPreEncoded, options: CallOptions(metadata: metadata)) { call in
                 var message = Hearth_V1_DriverMessage()
                 message.hello.driverID = configuration.driverID
                 message.hello.driverVersion = configuration.version
-                let hello = message
+                let hello: [UInt8] = try message.serializedBytes()
                 let (session, opening) = store.beginSession(devicesPerAnnounce: configuration.devicesPerAnnounce)
                 enum Part { case writer, reader, watchdog }
                 try await withThrowingTaskGroup(of: Part.self) { group in
                     group.addTask {
                         try await call.write(hello)
-                        for message in opening { try await call.write(message) }
+                        for message in opening { try await call.write(try message.serializedBytes()) }
                         try await self.writeQueued(call, session: session)
                         return .writer
                     }
@@ -80,7 +81,7 @@ extension Driver {
     }
 
     /// Writes what the store holds whenever it rings, until stopping (then half-closes) or cancelled.
-    private func writeQueued(_ call: ClientCall<Hearth_V1_DriverMessage, Hearth_V1_HubMessage>, session: Int)
+    private func writeQueued(_ call: ClientCall<[UInt8], Hearth_V1_HubMessage>, session: Int)
         async throws
     {
         var wakes = store.wakes.makeAsyncIterator()
@@ -92,12 +93,13 @@ extension Driver {
             if since < window, !store.hasResults, !stopping.withLock({ $0 }) {
                 try await Task.sleep(for: window - since)
             }
-            let (messages, dropped) = store.drain(
+            let (messages, dropped) = try store.drain(
                 maxTraitsPerReport: configuration.maxTraitsPerReport, devicesPerAnnounce: configuration.devicesPerAnnounce)
             if dropped > 0 {
                 logger.warning("driver.events.dropped", metadata: ["events.dropped": "\(dropped)"])
             }
-            for message in messages { try await call.write(message) }
+            // One append to the stream's buffer for the whole batch: one lock and one wake of the loop.
+            try await call.requests.write(contentsOf: messages)
             if !messages.isEmpty { lastWrite = .now }
             if stopping.withLock({ $0 }) {
                 call.finishRequests()

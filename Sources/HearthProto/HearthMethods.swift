@@ -50,4 +50,10 @@ public enum DriverMethods {
 
     public static let connect = MethodDescriptor<Hearth_V1_DriverMessage, Hearth_V1_HubMessage>(
         service: service, method: "Connect", kind: .bidirectionalStreaming)
+    /// ``connect`` for a driver that sends messages it encoded itself (HearthDriverKit encodes its reports
+    /// straight from its store): the request codec passes bytes through.
+    public static let connectPreEncoded = MethodDescriptor<[UInt8], Hearth_V1_HubMessage>(
+        service: service, method: "Connect", kind: .bidirectionalStreaming,
+        requestCodec: MessageCodec(serialize: { $0 }, deserialize: { _ in [] }),
+        responseCodec: connect.responseCodec)
 }

@@ -27,6 +27,25 @@ public struct MessageWriter<Message>: Sendable {
     ///     it with the call's encoding, or sends it uncompressed when the call has none.
     /// - Throws: ``RPCError`` once the call can no longer send.
     public func write(_ message: Message, compressed: Bool) async throws {
+        let (bytes, flag) = try encode(message, compressed: compressed)
+        try await bridge.write { [bytes] buffer in GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
+    }
+
+    /// Queues each message in order, compressed if the call has an encoding.
+    ///
+    /// The messages are framed into the call's buffer in one step (one lock, one wake of the event loop),
+    /// so a batch leaves in as few DATA frames as flow control allows; the call then waits for room once.
+    public func write(contentsOf messages: some Sequence<Message>) async throws {
+        var framed: [(bytes: [UInt8], compressed: Bool)] = []
+        for message in messages { framed.append(try encode(message, compressed: true)) }
+        guard !framed.isEmpty else { return }
+        try await bridge.write { [framed] buffer in
+            for (bytes, flag) in framed { GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
+        }
+    }
+
+    /// The message's bytes, compressed when asked and the call has an encoding, and its compressed flag.
+    private func encode(_ message: Message, compressed: Bool) throws -> ([UInt8], Bool) {
         var bytes: [UInt8]
         do {
             bytes = try codec.serialize(message)
@@ -35,20 +54,12 @@ public struct MessageWriter<Message>: Sendable {
         }
         // The first message fixes the encoding (the response headers name it).
         let encoding = bridge.outboundCompression.fix()
-        var flag = false
-        if compressed, let encoding {
-            do {
-                bytes = try Zlib.compress(bytes, encoding: encoding)
-            } catch {
-                throw RPCError(code: .internal, message: "could not compress message: \(error)")
-            }
-            flag = true
+        guard compressed, let encoding else { return (bytes, false) }
+        do {
+            bytes = try Zlib.compress(bytes, encoding: encoding)
+        } catch {
+            throw RPCError(code: .internal, message: "could not compress message: \(error)")
         }
-        try await bridge.write { [bytes] buffer in GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
-    }
-
-    /// Queues each message in order.
-    public func write(contentsOf messages: some Sequence<Message>) async throws {
-        for message in messages { try await write(message) }
+        return (bytes, true)
     }
 }

@@ -14,6 +14,14 @@ struct DeviceStoreTests {
         return store
     }
 
+    /// What the writer would send now, decoded.
+    static func drain(_ store: DeviceStore, maxTraitsPerReport: Int = 1000) throws -> (
+        messages: [Hearth_V1_DriverMessage], droppedEvents: Int
+    ) {
+        let (encoded, dropped) = try store.drain(maxTraitsPerReport: maxTraitsPerReport, devicesPerAnnounce: 200)
+        return (try encoded.map { try Hearth_V1_DriverMessage(serializedBytes: $0) }, dropped)
+    }
+
     static func reports(_ messages: [Hearth_V1_DriverMessage]) -> [Hearth_V1_Report] {
         messages.compactMap { if case .report(let r) = $0.kind { r } else { nil } }
     }
@@ -34,11 +42,11 @@ struct DeviceStoreTests {
         let lamp = DriverDevice(id: "lamp-0", store: store)
         for level in 1...100 { try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = UInt8(level) } }
         try lamp.report(Matter.OnOffTrait.self) { $0.onOff = false }  // as announced: no change
-        let reports = Self.reports(store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages)
+        let reports = Self.reports(try Self.drain(store).messages)
         #expect(reports.count == 1 && reports[0].traits.count == 1)
         #expect(reports[0].traits[0].traitID == 0x0008)
         #expect(reports[0].traits[0].attributes.map { Value(proto: $0.value) } == [.uint(100)])
-        #expect(store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages.isEmpty)
+        #expect(try Self.drain(store).messages.isEmpty)
     }
 
     @Test("many traits go out in reports of at most maxTraitsPerReport")
@@ -48,7 +56,7 @@ struct DeviceStoreTests {
         for index in 0..<25 {
             try DriverDevice(id: "lamp-\(index)", store: store).report(Matter.OnOffTrait.self) { $0.onOff = true }
         }
-        let reports = Self.reports(store.drain(maxTraitsPerReport: 10, devicesPerAnnounce: 200).messages)
+        let reports = Self.reports(try Self.drain(store, maxTraitsPerReport: 10).messages)
         #expect(reports.map(\.traits.count) == [10, 10, 5])
         #expect(reports.flatMap(\.traits).map(\.deviceID) == (0..<25).map { "lamp-\($0)" })
     }
@@ -66,7 +74,7 @@ struct DeviceStoreTests {
             try door.emit(Matter.BooleanStateTrait.StateChangeEvent(stateValue: open))
         }
         _ = store.beginSession(devicesPerAnnounce: 200)
-        let (messages, dropped) = store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200)
+        let (messages, dropped) = try Self.drain(store)
         #expect(dropped == 2)
         let values = messages.flatMap { message -> [Value?] in
             guard case .events(let report) = message.kind else { return [] }
@@ -76,21 +84,21 @@ struct DeviceStoreTests {
     }
 
     @Test("a result is kept only for the session that asked")
-    func resultsPerSession() {
+    func resultsPerSession() throws {
         let store = Self.store(lamps: 1)
         let (first, _) = store.beginSession(devicesPerAnnounce: 200)
         store.endSession()
         let (second, _) = store.beginSession(devicesPerAnnounce: 200)
         store.complete(.with { $0.correlationID = 1 }, session: first)
         store.complete(.with { $0.correlationID = 2 }, session: second)
-        let results = store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages.compactMap {
+        let results = try Self.drain(store).messages.compactMap {
             if case .result(let r) = $0.kind { r.correlationID } else { nil }
         }
         #expect(results == [2])
     }
 
     @Test("reports for an unknown device or trait throw and queue nothing")
-    func unknown() {
+    func unknown() throws {
         let store = Self.store(lamps: 1)
         _ = store.beginSession(devicesPerAnnounce: 200)
         #expect(throws: DriverError.self) {
@@ -99,6 +107,44 @@ struct DeviceStoreTests {
         #expect(throws: DriverError.self) {
             try DriverDevice(id: "lamp-0", store: store).report(Matter.ColorControlTrait.self) { $0.currentHue = 1 }
         }
-        #expect(store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages.isEmpty)
+        #expect(try Self.drain(store).messages.isEmpty)
+    }
+}
+
+extension DeviceStoreTests {
+    @Test("reports of two attributes at different times coalesce into one trait report with both")
+    func twoAttributes() throws {
+        let store = Self.store(lamps: 1)
+        _ = store.beginSession(devicesPerAnnounce: 200)
+        let lamp = DriverDevice(id: "lamp-0", store: store)
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 10 }
+        try lamp.report(Matter.LevelControlTrait.self) { $0.remainingTime = 5 }
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 11 }
+        let traits = Self.reports(try Self.drain(store).messages).flatMap(\.traits)
+        #expect(traits.count == 1)
+        let values = Dictionary(uniqueKeysWithValues: traits[0].attributes.map { ($0.id, Value(proto: $0.value)) })
+        #expect(values == [0x0000: .uint(11), 0x0001: .uint(5)])
+        // The store holds the newest values; a later report of the same value sends nothing.
+        #expect(try lamp.attributes(Matter.LevelControlTrait.self).currentLevel == 11)
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 11 }
+        #expect(try Self.drain(store).messages.isEmpty)
+    }
+
+    @Test("a body that removes an attribute leaves it stored; connectivity alone is reported")
+    func removalAndConnectivity() throws {
+        let store = Self.store(lamps: 1)
+        _ = store.beginSession(devicesPerAnnounce: 200)
+        let lamp = DriverDevice(id: "lamp-0", store: store)
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
+        try store.update("lamp-0", trait: Matter.LevelControlTrait.traitID, endpoint: nil) { values in
+            values.removeValue(forKey: 0x0000)
+            values[0x0001] = .uint(3)
+        }
+        #expect(try lamp.attributes(Matter.LevelControlTrait.self).currentLevel == 42)
+        _ = try Self.drain(store)
+        try lamp.setConnectivity(.offline, of: Matter.OnOffTrait.self)
+        let traits = Self.reports(try Self.drain(store).messages).flatMap(\.traits)
+        #expect(traits.count == 1 && traits[0].traitID == 0x0006 && traits[0].attributes.isEmpty)
+        #expect(traits[0].connectivity == .offline)
     }
 }

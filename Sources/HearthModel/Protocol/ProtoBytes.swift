@@ -1,0 +1,157 @@
+/// Protobuf's binary encoding written straight from Hearth's own types, for the hot paths that would
+/// otherwise build a tree of generated messages only to have swift-protobuf size and encode it (a report
+/// leaving a driver). The bytes are exactly swift-protobuf's for the same message: fields in number order,
+/// proto3 defaults left out except inside a oneof, minimal varints (`ProtoBytesTests` compares them).
+///
+/// Sizes are computed before writing, since a nested message is prefixed by its length; nothing allocates
+/// but the output array.
+package enum ProtoBytes {
+    /// Wire types.
+    package static let varint: UInt8 = 0
+    package static let fixed64: UInt8 = 1
+    package static let lengthDelimited: UInt8 = 2
+
+    /// The bytes of `value` as a varint.
+    @inline(__always)
+    package static func varintSize(_ value: UInt64) -> Int {
+        // 7 bits a byte; 0 takes one byte.
+        (64 - value.leadingZeroBitCount + 6) / 7 + (value == 0 ? 1 : 0)
+    }
+
+    package static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    /// A field's key (number and wire type); Hearth's field numbers are all below 16, one byte.
+    @inline(__always)
+    package static func appendKey(_ field: UInt8, _ wireType: UInt8, to out: inout [UInt8]) {
+        out.append(field << 3 | wireType)
+    }
+
+    /// The size of a length-delimited field of `length` bytes, key included.
+    @inline(__always)
+    package static func delimitedFieldSize(_ length: Int) -> Int {
+        1 + varintSize(UInt64(length)) + length
+    }
+
+    /// The size of a varint field, key included; 0 for a proto3 default left out.
+    @inline(__always)
+    package static func varintFieldSize(_ value: UInt64) -> Int {
+        value == 0 ? 0 : 1 + varintSize(value)
+    }
+
+    /// A varint field, left out when 0 (proto3).
+    @inline(__always)
+    package static func appendVarintField(_ field: UInt8, _ value: UInt64, to out: inout [UInt8]) {
+        guard value != 0 else { return }
+        appendKey(field, varint, to: &out)
+        appendVarint(value, to: &out)
+    }
+
+    /// A string field, left out when empty (proto3).
+    package static func appendStringField(_ field: UInt8, _ value: String, to out: inout [UInt8]) {
+        let count = value.utf8.count
+        guard count != 0 else { return }
+        appendKey(field, lengthDelimited, to: &out)
+        appendVarint(UInt64(count), to: &out)
+        out.append(contentsOf: value.utf8)
+    }
+}
+
+extension Value {
+    /// The size of this value as a `hearth.v1.Value` message (its body, without a length prefix).
+    package var protoSize: Int {
+        switch self {
+        case .bool: return 2
+        case .int(let v): return 1 + ProtoBytes.varintSize(Self.zigZag(v))
+        case .uint(let v): return 1 + ProtoBytes.varintSize(v)
+        case .double: return 9
+        case .string(let v): return ProtoBytes.delimitedFieldSize(v.utf8.count)
+        case .bytes(let v): return ProtoBytes.delimitedFieldSize(v.count)
+        case .list(let values): return ProtoBytes.delimitedFieldSize(Self.listBodySize(values))
+        case .struct(let fields): return ProtoBytes.delimitedFieldSize(Self.structBodySize(fields))
+        case .enum(let v): return 1 + ProtoBytes.varintSize(UInt64(v))
+        case .null: return 2
+        }
+    }
+
+    /// Appends this value as a `hearth.v1.Value` message body. A oneof member is written even when it holds
+    /// its type's default, as protobuf requires.
+    package func appendProto(to out: inout [UInt8]) {
+        switch self {
+        case .bool(let v):
+            ProtoBytes.appendKey(1, ProtoBytes.varint, to: &out)
+            out.append(v ? 1 : 0)
+        case .int(let v):
+            ProtoBytes.appendKey(2, ProtoBytes.varint, to: &out)
+            ProtoBytes.appendVarint(Self.zigZag(v), to: &out)
+        case .uint(let v):
+            ProtoBytes.appendKey(3, ProtoBytes.varint, to: &out)
+            ProtoBytes.appendVarint(v, to: &out)
+        case .double(let v):
+            ProtoBytes.appendKey(4, ProtoBytes.fixed64, to: &out)
+            withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        case .string(let v):
+            ProtoBytes.appendKey(5, ProtoBytes.lengthDelimited, to: &out)
+            ProtoBytes.appendVarint(UInt64(v.utf8.count), to: &out)
+            out.append(contentsOf: v.utf8)
+        case .bytes(let v):
+            ProtoBytes.appendKey(6, ProtoBytes.lengthDelimited, to: &out)
+            ProtoBytes.appendVarint(UInt64(v.count), to: &out)
+            out.append(contentsOf: v)
+        case .list(let values):
+            ProtoBytes.appendKey(7, ProtoBytes.lengthDelimited, to: &out)
+            ProtoBytes.appendVarint(UInt64(Self.listBodySize(values)), to: &out)
+            for value in values {
+                ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
+                ProtoBytes.appendVarint(UInt64(value.protoSize), to: &out)
+                value.appendProto(to: &out)
+            }
+        case .struct(let fields):
+            ProtoBytes.appendKey(8, ProtoBytes.lengthDelimited, to: &out)
+            ProtoBytes.appendVarint(UInt64(Self.structBodySize(fields)), to: &out)
+            for (id, value) in fields.sorted(by: { $0.key < $1.key }) {
+                ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
+                ProtoBytes.appendVarint(UInt64(Self.idAndValueSize(id.rawValue, value)), to: &out)
+                Self.appendIDAndValue(id.rawValue, value, to: &out)
+            }
+        case .enum(let v):
+            ProtoBytes.appendKey(9, ProtoBytes.varint, to: &out)
+            ProtoBytes.appendVarint(UInt64(v), to: &out)
+        case .null:
+            ProtoBytes.appendKey(10, ProtoBytes.varint, to: &out)
+            out.append(0)
+        }
+    }
+
+    /// The body size of a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
+    package static func idAndValueSize(_ id: UInt32, _ value: Value) -> Int {
+        ProtoBytes.varintFieldSize(UInt64(id)) + ProtoBytes.delimitedFieldSize(value.protoSize)
+    }
+
+    /// Appends the body of a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
+    package static func appendIDAndValue(_ id: UInt32, _ value: Value, to out: inout [UInt8]) {
+        ProtoBytes.appendVarintField(1, UInt64(id), to: &out)
+        ProtoBytes.appendKey(2, ProtoBytes.lengthDelimited, to: &out)
+        ProtoBytes.appendVarint(UInt64(value.protoSize), to: &out)
+        value.appendProto(to: &out)
+    }
+
+    private static func listBodySize(_ values: [Value]) -> Int {
+        values.reduce(0) { $0 + ProtoBytes.delimitedFieldSize($1.protoSize) }
+    }
+
+    private static func structBodySize(_ fields: [FieldID: Value]) -> Int {
+        fields.reduce(0) { $0 + ProtoBytes.delimitedFieldSize(idAndValueSize($1.key.rawValue, $1.value)) }
+    }
+
+    @inline(__always)
+    private static func zigZag(_ v: Int64) -> UInt64 {
+        UInt64(bitPattern: (v << 1) ^ (v >> 63))
+    }
+}

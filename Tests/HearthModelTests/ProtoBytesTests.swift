@@ -1,0 +1,51 @@
+import HearthModel
+import HearthProto
+import SwiftProtobuf
+import Testing
+
+/// `ProtoBytes` writes what swift-protobuf writes for the same message, byte for byte.
+@Suite("ProtoBytes: Value encoded by hand")
+struct ProtoBytesTests {
+    static let samples: [Value] = ValueTests.samples + [
+        .bool(false), .int(0), .int(-1), .int(Int64.min), .int(Int64.max), .uint(0), .uint(127), .uint(128),
+        .double(0), .double(-0.0), .double(.infinity), .string(""), .string(String(repeating: "x", count: 200)),
+        .bytes([]), .enum(0), .enum(UInt32.max),
+        .list([.list([.struct([1: .string("a"), 0x1_0000: .int(-5)])]), .null, .bool(false)]),
+        .struct([0: .null, 7: .struct([2: .list([.uint(300), .double(1.5)])]), 1000: .bytes(Array(0..<200))]),
+    ]
+
+    @Test("a Value's bytes and size match swift-protobuf's", arguments: samples)
+    func value(_ value: Value) throws {
+        let expected: [UInt8] = try value.proto.serializedBytes()
+        var out: [UInt8] = []
+        value.appendProto(to: &out)
+        #expect(out == expected)
+        #expect(value.protoSize == expected.count)
+    }
+
+    @Test("an attribute (id and value) matches swift-protobuf's, id 0 left out", arguments: [0, 1, 0x4000, UInt32.max])
+    func attribute(_ id: UInt32) throws {
+        for value in Self.samples {
+            var message = Hearth_V1_Attribute()
+            message.id = id
+            message.value = value.proto
+            let expected: [UInt8] = try message.serializedBytes()
+            var out: [UInt8] = []
+            Value.appendIDAndValue(id, value, to: &out)
+            #expect(out == expected)
+            #expect(Value.idAndValueSize(id, value) == expected.count)
+        }
+    }
+
+    @Test("varint sizes at every byte boundary")
+    func varintSizes() {
+        for shift in 0..<64 {
+            for value in [UInt64(1) << shift, (UInt64(1) << shift) - 1] {
+                var out: [UInt8] = []
+                ProtoBytes.appendVarint(value, to: &out)
+                #expect(ProtoBytes.varintSize(value) == out.count, "\(value)")
+            }
+        }
+        #expect(ProtoBytes.varintSize(UInt64.max) == 10)
+    }
+}
