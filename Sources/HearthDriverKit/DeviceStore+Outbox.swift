@@ -62,7 +62,8 @@ extension DeviceStore {
             defer {
                 s.newDevices = []
                 s.removals = []
-                s.reports = [:]
+                // Sized for a batch like this one: refilling from empty re-hashed the table as it grew.
+                s.reports = OrderedDictionary(minimumCapacity: s.reports.count)
                 s.events = []
                 s.results = []
                 s.droppedEvents = 0

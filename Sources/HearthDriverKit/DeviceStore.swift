@@ -106,7 +106,7 @@ final class DeviceStore: Sendable {
             body(&values)
             let before = s.devices.values[d].endpoints[e].traits[t]
             let connectivityChanged = connectivity != nil && connectivity != before.connectivity
-            let queue = s.connected && !s.newDevices.contains(device)
+            let queue = s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
             let key = TraitKey(device: device, endpoint: number, trait: trait)
             var changed = false
             var added = 0

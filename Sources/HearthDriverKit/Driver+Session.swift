@@ -36,7 +36,10 @@ extension Driver {
                 let (session, opening) = store.beginSession(devicesPerAnnounce: configuration.devicesPerAnnounce)
                 enum Part { case writer, reader, watchdog }
                 try await withThrowingTaskGroup(of: Part.self) { group in
-                    group.addTask {
+                    // The writer runs on the connection's event loop: a batch's wait (a timer of that loop), its
+                    // drain and its write to the stream wake no other thread; only a report ringing a writer that
+                    // waits for work wakes the loop.
+                    group.addTask(executorPreference: call.executor) {
                         try await call.write(hello)
                         for message in opening { try await call.write(try message.serializedBytes()) }
                         try await self.writeQueued(call, session: session)
@@ -91,7 +94,7 @@ extension Driver {
             // Reports arriving faster than the window gather until it has passed since the last write.
             let since = ContinuousClock.now - lastWrite
             if since < window, !store.hasResults, !stopping.withLock({ $0 }) {
-                try await Task.sleep(for: window - since)
+                try await call.sleep(for: window - since)
             }
             let (messages, dropped) = try store.drain(
                 maxTraitsPerReport: configuration.maxTraitsPerReport, devicesPerAnnounce: configuration.devicesPerAnnounce)

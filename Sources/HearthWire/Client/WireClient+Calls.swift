@@ -17,7 +17,7 @@ extension WireClient {
             try connection.handler.value.startCall(
                 path: method.path, metadata: options.metadata, timeout: options.timeout, compression: options.compression)
         }.get()
-        let call = ClientCall(bridge: bridge, head: head, method: method)
+        let call = ClientCall(bridge: bridge, head: head, method: method, eventLoop: connection.channel.eventLoop)
         let cancel: @Sendable (Status) -> Void = { status in
             connection.channel.eventLoop.execute {
                 connection.handler.value.cancel(streamID: streamID, status: status)
