@@ -136,13 +136,14 @@ struct HubGRPCIOTLSTests {
                     python,
                     [
                         script, target, "--tls-ca", certificates.caCertificate, "--tls-cert", certificates.clientCertificate,
-                        "--tls-key", certificates.clientKey, "--tls-server-name", "localhost",
+                        "--tls-key", certificates.clientKey, "--tls-server-name", "localhost", "--timeout", "30",
                     ],
                     timeout: .seconds(60))
                 #expect(secure.status == 0, "\(secure.output)")
                 #expect(secure.output.contains("SERVING"), "\(secure.output)")
                 let anonymous = try await ChildProcessIO.run(
-                    python, [script, target, "--tls-ca", certificates.caCertificate, "--tls-server-name", "localhost"],
+                    python,
+                    [script, target, "--tls-ca", certificates.caCertificate, "--tls-server-name", "localhost", "--timeout", "30"],
                     timeout: .seconds(60))
                 #expect(anonymous.status == 0, "\(anonymous.output)")
                 let plaintext = try await ChildProcessIO.run(python, [script, target], timeout: .seconds(60))

@@ -22,6 +22,7 @@ def main():
     parser.add_argument("--tls-cert", help="PEM client certificate (mutual TLS)")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--tls-server-name", help="name to check the server's certificate against")
+    parser.add_argument("--timeout", type=float, default=5, help="the call's deadline in seconds, connecting included")
     args = parser.parse_args()
     if args.tls_ca:
         def read(path):
@@ -40,7 +41,7 @@ def main():
     with channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=args.service), timeout=5)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
         except grpc.RpcError as error:
             print(f"{error.code().name}: {error.details()}")
             sys.exit(2)

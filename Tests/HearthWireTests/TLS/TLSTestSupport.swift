@@ -31,6 +31,7 @@ func serverTLS(
 ) -> WireServer.TLS {
     var tls = WireServer.TLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey)
     tls.clientAuthentication = clientAuthentication
+    tls.handshakeTimeout = .seconds(30)  // As the client's connect timeout, for a loaded test run.
     return tls
 }
 
@@ -43,7 +44,9 @@ func clientTLS(_ certificates: TestCertificates, presentCertificate: Bool = fals
     }
     var configuration = WireClient.Configuration()
     configuration.tls = tls
-    configuration.connectTimeout = .seconds(5)
+    // Generous: the first seconds of the parallel suite (hundreds of tests starting, debug-built BoringSSL)
+    // have made a loopback handshake take over 5 s. The tests check outcomes, not speed.
+    configuration.connectTimeout = .seconds(30)
     return configuration
 }
 
@@ -70,7 +73,7 @@ func echo(_ text: String, port: Int, host: String = "127.0.0.1", configuration: 
     defer { client.close() }
     do {
         let reply = try await client.unary(
-            Echo.get, request: .with { $0.text = text }, options: CallOptions(timeout: .seconds(10)))
+            Echo.get, request: .with { $0.text = text }, options: CallOptions(timeout: .seconds(30)))
         return .success(reply.text)
     } catch let error as RPCError {
         return .failure(error)
