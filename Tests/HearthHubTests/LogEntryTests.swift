@@ -23,6 +23,17 @@ struct LogEntryTests {
         (UInt64(1) << 40, 70_000, "",
          TraitRecord(traitID: 0xFFF1_FC03, attributes: [:], connectivity: .unknown, locality: .unspecified,
                      confirmed: true, revision: 0)),
+        // Every kind of value, nested ones too, and the other connectivity and locality cases.
+        (9, 2, "climate/t-1",
+         TraitRecord(traitID: 0x0201, attributes: [
+            0: .int(-2_000), 1: .int(Int64.min), 2: .uint(UInt64.max), 3: .double(-0.5), 4: .bytes([0, 1, 255]),
+            5: .bytes([]), 6: .string(""), 7: .enum(0), 8: .enum(4), 9: .bool(false), 10: .list([]),
+            11: .list([.struct([0: .list([.null, .int(3)]), 70_000: .string("x")])]), 12: .struct([:]),
+            0xFFFC: .uint(0),
+         ], connectivity: .partiallyOnline, locality: .peerToPeer, confirmed: true, revision: 9)),
+        (10, 3, "camera/c",
+         TraitRecord(traitID: 0x0551, attributes: [0: .double(1e300)], connectivity: .online, locality: .mixed,
+                     confirmed: false, revision: 10)),
     ]
 
     @Test("the framed bytes are swift-protobuf's encoding of the same Change, routed like any device change")

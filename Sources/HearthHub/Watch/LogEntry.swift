@@ -80,15 +80,16 @@ final class LogEntry: Sendable {
     }
 
     /// The entry of one trait's new state, the hot path's change (one per report item): the trait state is
-    /// encoded by swift-protobuf, and the two messages around it (`TraitChange`, `Change`) and the response
-    /// field are framed around those bytes in one buffer. Encoding the whole `Change` instead made
+    /// encoded straight from the graph's record (`TraitRecord.appendState`), inside the two messages around it
+    /// (`TraitChange`, `Change`) and the response field, in one buffer. Encoding the whole `Change` instead made
     /// swift-protobuf size every nested message once more per level above it, and copied the bytes into the
     /// frame. `LogEntryTests` checks the bytes equal swift-protobuf's encoding of the same `Change`.
     static func trait(revision: UInt64, device: DeviceRecord, endpoint: UInt32, state: TraitRecord) throws -> LogEntry {
-        let stateBytes: [UInt8] = try state.proto.serializedBytes()
+        let sorted = state.attributes.sorted { $0.key < $1.key }
+        let stateSize = state.stateSize(sortedAttributes: sorted)
         let deviceID = device.id.utf8
         // TraitChange: device_id = 1 (string), endpoint = 2 (uint32), state = 3 (message, always present).
-        var traitChangeSize = 1 + varintSize(UInt64(stateBytes.count)) + stateBytes.count
+        var traitChangeSize = 1 + varintSize(UInt64(stateSize)) + stateSize
         if !deviceID.isEmpty { traitChangeSize += 1 + varintSize(UInt64(deviceID.count)) + deviceID.count }
         if endpoint != 0 { traitChangeSize += 1 + varintSize(UInt64(endpoint)) }
         // Change: revision = 1 (uint64), trait = 8 (message).
@@ -115,8 +116,8 @@ final class LogEntry: Sendable {
             WatchResponseBytes.appendVarint(UInt64(endpoint), to: &framed)
         }
         framed.append(0x1A)  // TraitChange.state = 3
-        WatchResponseBytes.appendVarint(UInt64(stateBytes.count), to: &framed)
-        framed.append(contentsOf: stateBytes)
+        WatchResponseBytes.appendVarint(UInt64(stateSize), to: &framed)
+        state.appendState(sortedAttributes: sorted, to: &framed)
         let traitID = state.traitID.rawValue
         return LogEntry(
             revision: revision, key: .trait(device: device.id, endpoint: endpoint, trait: traitID),
