@@ -23,10 +23,10 @@ public final class EmbeddedConnection {
     public init(configuration: WireServer.Configuration) {
         let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
         budget = WireBudget(limits: configuration.connection.budgets)
-        let handler = ServerConnectionHandler(
+        let starter = CallStart(
             configuration: configuration, router: ServiceRouter(services: [FuzzEchoService()]),
-            admission: CallAdmission(limit: configuration.maxRunningHandlers),
-            budget: ConnectionBudget(server: budget), calls: continuation)
+            admission: CallAdmission(limit: configuration.maxRunningHandlers), budget: ConnectionBudget(server: budget))
+        let handler = ServerConnectionHandler(starter: starter, calls: continuation)
         channel = EmbeddedChannel()
         // As `WireServer` serves a connection with `.eventLoop` execution: each call a task on its loop.
         let executor = EventLoopTaskExecutor(eventLoop: channel.embeddedEventLoop)
