@@ -4,18 +4,19 @@ import HearthProto
 extension TraitRecord {
     /// The size of this state as a `hearth.v1.TraitState` message body.
     ///
-    /// With ``appendState(to:)`` this encodes a report's new trait state straight into its log entry, the
-    /// hub's hottest encoding: building `Attribute` and `Value` messages for swift-protobuf, whose size pass
-    /// walks repeated fields through unspecialized generic code, was a third of the hub's allocations per
-    /// change. The bytes are swift-protobuf's (`LogEntryTests`).
-    func stateSize(sortedAttributes: [(key: AttributeID, value: Value)]) -> Int {
+    /// With ``appendState(to:)`` this encodes trait states straight from the graph: a report's new state into
+    /// its log entry (the hub's hottest encoding) and every trait of a snapshot's devices. Building
+    /// `Attribute` and `Value` messages for swift-protobuf, whose size pass walks repeated fields through
+    /// unspecialized generic code, was a third of the hub's allocations per change. The bytes are
+    /// swift-protobuf's (`LogEntryTests`, `SnapshotEncodingTests`).
+    func stateSize() -> Int {
         var size =
             ProtoBytes.varintFieldSize(UInt64(traitID.rawValue))
             + ProtoBytes.varintFieldSize(UInt64(connectivity.proto.rawValue))
             + ProtoBytes.varintFieldSize(UInt64(locality.proto.rawValue))
             + (confirmed ? 2 : 0)
             + ProtoBytes.varintFieldSize(revision)
-        for (id, value) in sortedAttributes {
+        for (id, value) in attributes {
             size += ProtoBytes.delimitedFieldSize(Value.idAndValueSize(id.rawValue, value))
         }
         return size
@@ -23,9 +24,9 @@ extension TraitRecord {
 
     /// Appends this state as a `hearth.v1.TraitState` message body: trait_id = 1, attributes = 2 (in id
     /// order), connectivity = 3, locality = 4, confirmed = 5, revision = 6; proto3 defaults left out.
-    func appendState(sortedAttributes: [(key: AttributeID, value: Value)], to out: inout [UInt8]) {
+    func appendState(to out: inout [UInt8]) {
         ProtoBytes.appendVarintField(1, UInt64(traitID.rawValue), to: &out)
-        for (id, value) in sortedAttributes {
+        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
             ProtoBytes.appendKey(2, ProtoBytes.lengthDelimited, to: &out)
             ProtoBytes.appendVarint(UInt64(Value.idAndValueSize(id.rawValue, value)), to: &out)
             Value.appendIDAndValue(id.rawValue, value, to: &out)
@@ -34,5 +35,77 @@ extension TraitRecord {
         ProtoBytes.appendVarintField(4, UInt64(locality.proto.rawValue), to: &out)
         ProtoBytes.appendVarintField(5, confirmed ? 1 : 0, to: &out)
         ProtoBytes.appendVarintField(6, revision, to: &out)
+    }
+}
+
+extension DeviceRecord {
+    /// Appends this device as one change of a watch response, `WatchResponse.changes { revision, device }`,
+    /// written straight from the record: the bytes swift-protobuf writes for `Change` with `device = proto`
+    /// framed by ``LogEntry/frame(_:)``, without building the message tree. A snapshot is mostly this.
+    func appendFramedChange(revision changeRevision: UInt64, to out: inout [UInt8]) {
+        // Sizes first (a message is prefixed by its length): each trait's, each type's, the device's.
+        var traitSizes: [Int] = []
+        var typeSizes: [Int] = []
+        typeSizes.reserveCapacity(types.count)
+        var typesSize = 0
+        for type in types {
+            var size =
+                ProtoBytes.varintFieldSize(UInt64(type.endpoint))
+                + ProtoBytes.varintFieldSize(UInt64(type.deviceTypeID.rawValue)) + (type.primary ? 2 : 0)
+            for trait in type.traits {
+                let traitSize = trait.stateSize()
+                traitSizes.append(traitSize)
+                size += ProtoBytes.delimitedFieldSize(traitSize)
+            }
+            typeSizes.append(size)
+            typesSize += ProtoBytes.delimitedFieldSize(size)
+        }
+        let aggregate = sourceConnectivity
+        let connectivity = UInt64(aggregate.connectivityState.proto.rawValue)
+        let locality = UInt64(aggregate.dataSourceLocality.proto.rawValue)
+        let deviceSize =
+            Self.stringFieldSize(id) + Self.stringFieldSize(driverID) + Self.stringFieldSize(structureID ?? "")
+            + Self.stringFieldSize(roomID ?? "") + Self.stringFieldSize(name) + (isMatterDevice ? 2 : 0) + typesSize
+            + ProtoBytes.varintFieldSize(connectivity) + ProtoBytes.varintFieldSize(locality)
+            + ProtoBytes.varintFieldSize(revision)
+        let changeSize = ProtoBytes.varintFieldSize(changeRevision) + ProtoBytes.delimitedFieldSize(deviceSize)
+        out.reserveCapacity(out.count + ProtoBytes.delimitedFieldSize(changeSize))
+        // WatchResponse.changes = 1; Change.revision = 1, Change.device = 6.
+        ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
+        ProtoBytes.appendVarint(UInt64(changeSize), to: &out)
+        ProtoBytes.appendVarintField(1, changeRevision, to: &out)
+        ProtoBytes.appendKey(6, ProtoBytes.lengthDelimited, to: &out)
+        ProtoBytes.appendVarint(UInt64(deviceSize), to: &out)
+        // Device: id = 1, driver_id = 2, structure_id = 3, room_id = 4, name = 5, is_matter_device = 6,
+        // types = 7, connectivity = 8, locality = 9, revision = 10.
+        ProtoBytes.appendStringField(1, id, to: &out)
+        ProtoBytes.appendStringField(2, driverID, to: &out)
+        ProtoBytes.appendStringField(3, structureID ?? "", to: &out)
+        ProtoBytes.appendStringField(4, roomID ?? "", to: &out)
+        ProtoBytes.appendStringField(5, name, to: &out)
+        ProtoBytes.appendVarintField(6, isMatterDevice ? 1 : 0, to: &out)
+        var traitIndex = 0
+        for (typeIndex, type) in types.enumerated() {
+            ProtoBytes.appendKey(7, ProtoBytes.lengthDelimited, to: &out)
+            ProtoBytes.appendVarint(UInt64(typeSizes[typeIndex]), to: &out)
+            // DeviceTypeInstance: endpoint = 1, device_type_id = 2, primary = 3, traits = 4.
+            ProtoBytes.appendVarintField(1, UInt64(type.endpoint), to: &out)
+            ProtoBytes.appendVarintField(2, UInt64(type.deviceTypeID.rawValue), to: &out)
+            ProtoBytes.appendVarintField(3, type.primary ? 1 : 0, to: &out)
+            for trait in type.traits {
+                ProtoBytes.appendKey(4, ProtoBytes.lengthDelimited, to: &out)
+                ProtoBytes.appendVarint(UInt64(traitSizes[traitIndex]), to: &out)
+                trait.appendState(to: &out)
+                traitIndex += 1
+            }
+        }
+        ProtoBytes.appendVarintField(8, connectivity, to: &out)
+        ProtoBytes.appendVarintField(9, locality, to: &out)
+        ProtoBytes.appendVarintField(10, revision, to: &out)
+    }
+
+    private static func stringFieldSize(_ value: String) -> Int {
+        let count = value.utf8.count
+        return count == 0 ? 0 : ProtoBytes.delimitedFieldSize(count)
     }
 }

@@ -85,8 +85,7 @@ final class LogEntry: Sendable {
     /// swift-protobuf size every nested message once more per level above it, and copied the bytes into the
     /// frame. `LogEntryTests` checks the bytes equal swift-protobuf's encoding of the same `Change`.
     static func trait(revision: UInt64, device: DeviceRecord, endpoint: UInt32, state: TraitRecord) throws -> LogEntry {
-        let sorted = state.attributes.sorted { $0.key < $1.key }
-        let stateSize = state.stateSize(sortedAttributes: sorted)
+        let stateSize = state.stateSize()
         let deviceID = device.id.utf8
         // TraitChange: device_id = 1 (string), endpoint = 2 (uint32), state = 3 (message, always present).
         var traitChangeSize = 1 + varintSize(UInt64(stateSize)) + stateSize
@@ -117,7 +116,7 @@ final class LogEntry: Sendable {
         }
         framed.append(0x1A)  // TraitChange.state = 3
         WatchResponseBytes.appendVarint(UInt64(stateSize), to: &framed)
-        state.appendState(sortedAttributes: sorted, to: &framed)
+        state.appendState(to: &framed)
         let traitID = state.traitID.rawValue
         return LogEntry(
             revision: revision, key: .trait(device: device.id, endpoint: endpoint, trait: traitID),

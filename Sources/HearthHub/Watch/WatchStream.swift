@@ -192,10 +192,9 @@ struct WatchStream {
                         var count = 0
                         for id in blockIDs {
                             guard let device = graph.devices[id], filter.sees(device) else { continue }
-                            var change = Hearth_V1_Change()
-                            change.revision = revision
-                            change.device = device.proto
-                            bytes.append(contentsOf: LogEntry.frame(try change.serializedBytes()))
+                            // Written straight from the record (DeviceRecord.appendFramedChange), not through
+                            // a Hearth_V1_Device tree and swift-protobuf.
+                            device.appendFramedChange(revision: revision, to: &bytes)
                             count += 1
                         }
                         return (index, bytes, count)
