@@ -40,7 +40,7 @@ struct LogEntryTests {
     func sameBytes() throws {
         for (revision, endpoint, deviceID, trait) in Self.states {
             let device = Self.device(id: deviceID, endpoint: endpoint, trait: trait)
-            let entry = try LogEntry.trait(revision: revision, device: device, endpoint: endpoint, state: trait)
+            let entry = LogEntry.trait(revision: revision, device: device, endpoint: endpoint, state: trait)
             var change = Hearth_V1_Change()
             change.revision = revision
             change.trait.deviceID = deviceID

@@ -23,18 +23,34 @@ struct ProtoBytesTests {
         #expect(value.protoSize == expected.count)
     }
 
-    @Test("an attribute (id and value) matches swift-protobuf's, id 0 left out", arguments: [0, 1, 0x4000, UInt32.max])
-    func attribute(_ id: UInt32) throws {
+    @Test("a field holding an id and a value (Attribute, Field) matches swift-protobuf's, id 0 left out",
+          arguments: [0, 1, 0x4000, UInt32.max])
+    func idAndValueField(_ id: UInt32) throws {
         for value in Self.samples {
-            var message = Hearth_V1_Attribute()
-            message.id = id
-            message.value = value.proto
+            // A struct of one field is that field's bytes: field 1 holding `Field { id, value }`.
+            var message = Hearth_V1_StructValue()
+            message.fields = [.with { $0.id = id; $0.value = value.proto }]
             let expected: [UInt8] = try message.serializedBytes()
             var out: [UInt8] = []
-            Value.appendIDAndValue(id, value, to: &out)
+            Value.appendIDAndValueField(1, id, value, to: &out)
             #expect(out == expected)
-            #expect(Value.idAndValueSize(id, value) == expected.count)
+            #expect(Value.idAndValueFieldSize(id, value) == expected.count)
         }
+    }
+
+    @Test("attributes as a repeated field: in id order, sized as written")
+    func attributes() throws {
+        let attributes = Dictionary(
+            uniqueKeysWithValues: Self.samples.enumerated().map { (AttributeID(rawValue: UInt32($0.offset * 37)), $0.element) })
+        var message = Hearth_V1_TraitState()
+        message.attributes = attributes.sorted { $0.key < $1.key }.map { id, value in
+            .with { $0.id = id.rawValue; $0.value = value.proto }
+        }
+        let expected: [UInt8] = try message.serializedBytes()  // TraitState.attributes is field 2, alone here
+        var out: [UInt8] = []
+        Value.appendAttributesField(2, attributes, to: &out)
+        #expect(out == expected)
+        #expect(Value.attributesFieldSize(attributes) == expected.count)
     }
 
     @Test("varint sizes at every byte boundary")

@@ -10,27 +10,20 @@ extension TraitRecord {
     /// unspecialized generic code, was a third of the hub's allocations per change. The bytes are
     /// swift-protobuf's (`LogEntryTests`, `SnapshotEncodingTests`).
     func stateSize() -> Int {
-        var size =
+        let size =
             ProtoBytes.varintFieldSize(UInt64(traitID.rawValue))
             + ProtoBytes.varintFieldSize(UInt64(connectivity.proto.rawValue))
             + ProtoBytes.varintFieldSize(UInt64(locality.proto.rawValue))
             + (confirmed ? 2 : 0)
             + ProtoBytes.varintFieldSize(revision)
-        for (id, value) in attributes {
-            size += ProtoBytes.delimitedFieldSize(Value.idAndValueSize(id.rawValue, value))
-        }
-        return size
+        return size + Value.attributesFieldSize(attributes)
     }
 
     /// Appends this state as a `hearth.v1.TraitState` message body: trait_id = 1, attributes = 2 (in id
     /// order), connectivity = 3, locality = 4, confirmed = 5, revision = 6; proto3 defaults left out.
     func appendState(to out: inout [UInt8]) {
         ProtoBytes.appendVarintField(1, UInt64(traitID.rawValue), to: &out)
-        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            ProtoBytes.appendKey(2, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(Value.idAndValueSize(id.rawValue, value)), to: &out)
-            Value.appendIDAndValue(id.rawValue, value, to: &out)
-        }
+        Value.appendAttributesField(2, attributes, to: &out)
         ProtoBytes.appendVarintField(3, UInt64(connectivity.proto.rawValue), to: &out)
         ProtoBytes.appendVarintField(4, UInt64(locality.proto.rawValue), to: &out)
         ProtoBytes.appendVarintField(5, confirmed ? 1 : 0, to: &out)
@@ -64,18 +57,17 @@ extension DeviceRecord {
         let connectivity = UInt64(aggregate.connectivityState.proto.rawValue)
         let locality = UInt64(aggregate.dataSourceLocality.proto.rawValue)
         let deviceSize =
-            Self.stringFieldSize(id) + Self.stringFieldSize(driverID) + Self.stringFieldSize(structureID ?? "")
-            + Self.stringFieldSize(roomID ?? "") + Self.stringFieldSize(name) + (isMatterDevice ? 2 : 0) + typesSize
+            ProtoBytes.stringFieldSize(id) + ProtoBytes.stringFieldSize(driverID)
+            + ProtoBytes.stringFieldSize(structureID ?? "") + ProtoBytes.stringFieldSize(roomID ?? "")
+            + ProtoBytes.stringFieldSize(name) + (isMatterDevice ? 2 : 0) + typesSize
             + ProtoBytes.varintFieldSize(connectivity) + ProtoBytes.varintFieldSize(locality)
             + ProtoBytes.varintFieldSize(revision)
         let changeSize = ProtoBytes.varintFieldSize(changeRevision) + ProtoBytes.delimitedFieldSize(deviceSize)
         out.reserveCapacity(out.count + ProtoBytes.delimitedFieldSize(changeSize))
         // WatchResponse.changes = 1; Change.revision = 1, Change.device = 6.
-        ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
-        ProtoBytes.appendVarint(UInt64(changeSize), to: &out)
+        ProtoBytes.appendDelimitedHeader(1, length: changeSize, to: &out)
         ProtoBytes.appendVarintField(1, changeRevision, to: &out)
-        ProtoBytes.appendKey(6, ProtoBytes.lengthDelimited, to: &out)
-        ProtoBytes.appendVarint(UInt64(deviceSize), to: &out)
+        ProtoBytes.appendDelimitedHeader(6, length: deviceSize, to: &out)
         // Device: id = 1, driver_id = 2, structure_id = 3, room_id = 4, name = 5, is_matter_device = 6,
         // types = 7, connectivity = 8, locality = 9, revision = 10.
         ProtoBytes.appendStringField(1, id, to: &out)
@@ -86,15 +78,13 @@ extension DeviceRecord {
         ProtoBytes.appendVarintField(6, isMatterDevice ? 1 : 0, to: &out)
         var traitIndex = 0
         for (typeIndex, type) in types.enumerated() {
-            ProtoBytes.appendKey(7, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(typeSizes[typeIndex]), to: &out)
+            ProtoBytes.appendDelimitedHeader(7, length: typeSizes[typeIndex], to: &out)
             // DeviceTypeInstance: endpoint = 1, device_type_id = 2, primary = 3, traits = 4.
             ProtoBytes.appendVarintField(1, UInt64(type.endpoint), to: &out)
             ProtoBytes.appendVarintField(2, UInt64(type.deviceTypeID.rawValue), to: &out)
             ProtoBytes.appendVarintField(3, type.primary ? 1 : 0, to: &out)
             for trait in type.traits {
-                ProtoBytes.appendKey(4, ProtoBytes.lengthDelimited, to: &out)
-                ProtoBytes.appendVarint(UInt64(traitSizes[traitIndex]), to: &out)
+                ProtoBytes.appendDelimitedHeader(4, length: traitSizes[traitIndex], to: &out)
                 trait.appendState(to: &out)
                 traitIndex += 1
             }
@@ -102,10 +92,5 @@ extension DeviceRecord {
         ProtoBytes.appendVarintField(8, connectivity, to: &out)
         ProtoBytes.appendVarintField(9, locality, to: &out)
         ProtoBytes.appendVarintField(10, revision, to: &out)
-    }
-
-    private static func stringFieldSize(_ value: String) -> Int {
-        let count = value.utf8.count
-        return count == 0 ? 0 : ProtoBytes.delimitedFieldSize(count)
     }
 }

@@ -84,38 +84,23 @@ final class LogEntry: Sendable {
     /// (`TraitChange`, `Change`) and the response field, in one buffer. Encoding the whole `Change` instead made
     /// swift-protobuf size every nested message once more per level above it, and copied the bytes into the
     /// frame. `LogEntryTests` checks the bytes equal swift-protobuf's encoding of the same `Change`.
-    static func trait(revision: UInt64, device: DeviceRecord, endpoint: UInt32, state: TraitRecord) throws -> LogEntry {
+    static func trait(revision: UInt64, device: DeviceRecord, endpoint: UInt32, state: TraitRecord) -> LogEntry {
         let stateSize = state.stateSize()
-        let deviceID = device.id.utf8
         // TraitChange: device_id = 1 (string), endpoint = 2 (uint32), state = 3 (message, always present).
-        var traitChangeSize = 1 + varintSize(UInt64(stateSize)) + stateSize
-        if !deviceID.isEmpty { traitChangeSize += 1 + varintSize(UInt64(deviceID.count)) + deviceID.count }
-        if endpoint != 0 { traitChangeSize += 1 + varintSize(UInt64(endpoint)) }
+        let traitChangeSize =
+            ProtoBytes.stringFieldSize(device.id) + ProtoBytes.varintFieldSize(UInt64(endpoint))
+            + ProtoBytes.delimitedFieldSize(stateSize)
         // Change: revision = 1 (uint64), trait = 8 (message).
-        var changeSize = 1 + varintSize(UInt64(traitChangeSize)) + traitChangeSize
-        if revision != 0 { changeSize += 1 + varintSize(revision) }
+        let changeSize = ProtoBytes.varintFieldSize(revision) + ProtoBytes.delimitedFieldSize(traitChangeSize)
         var framed: [UInt8] = []
-        framed.reserveCapacity(1 + varintSize(UInt64(changeSize)) + changeSize)
-        framed.append(0x0A)  // WatchResponse.changes = 1, length-delimited
-        WatchResponseBytes.appendVarint(UInt64(changeSize), to: &framed)
+        framed.reserveCapacity(ProtoBytes.delimitedFieldSize(changeSize))
+        ProtoBytes.appendDelimitedHeader(1, length: changeSize, to: &framed)  // WatchResponse.changes = 1
         let headerLength = framed.count
-        if revision != 0 {
-            framed.append(0x08)  // Change.revision = 1, varint
-            WatchResponseBytes.appendVarint(revision, to: &framed)
-        }
-        framed.append(0x42)  // Change.trait = 8, length-delimited
-        WatchResponseBytes.appendVarint(UInt64(traitChangeSize), to: &framed)
-        if !deviceID.isEmpty {
-            framed.append(0x0A)  // TraitChange.device_id = 1
-            WatchResponseBytes.appendVarint(UInt64(deviceID.count), to: &framed)
-            framed.append(contentsOf: deviceID)
-        }
-        if endpoint != 0 {
-            framed.append(0x10)  // TraitChange.endpoint = 2, varint
-            WatchResponseBytes.appendVarint(UInt64(endpoint), to: &framed)
-        }
-        framed.append(0x1A)  // TraitChange.state = 3
-        WatchResponseBytes.appendVarint(UInt64(stateSize), to: &framed)
+        ProtoBytes.appendVarintField(1, revision, to: &framed)
+        ProtoBytes.appendDelimitedHeader(8, length: traitChangeSize, to: &framed)
+        ProtoBytes.appendStringField(1, device.id, to: &framed)
+        ProtoBytes.appendVarintField(2, UInt64(endpoint), to: &framed)
+        ProtoBytes.appendDelimitedHeader(3, length: stateSize, to: &framed)
         state.appendState(to: &framed)
         let traitID = state.traitID.rawValue
         return LogEntry(
@@ -126,22 +111,14 @@ final class LogEntry: Sendable {
             framed: framed, headerLength: headerLength)
     }
 
-    /// Bytes of `value` as a protobuf varint.
-    private static func varintSize(_ value: UInt64) -> Int {
-        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
-    }
-
     private init(change: Hearth_V1_Change, bytes: [UInt8], previousStructureID: String?, device: DeviceRecord?) throws {
         revision = change.revision
         var (key, route) = Self.routing(of: change, device: device)
         route.previousStructureID = previousStructureID
         self.key = key
         self.route = route
-        var framed: [UInt8] = [0x0A]
-        framed.reserveCapacity(bytes.count + 6)
-        WatchResponseBytes.appendVarint(UInt64(bytes.count), to: &framed)
-        headerLength = framed.count
-        framed.append(contentsOf: bytes)
+        let framed = Self.frame(bytes)
+        headerLength = framed.count - bytes.count
         self.framed = framed
         if let previousStructureID, previousStructureID != route.structureID, let deviceID = route.deviceID {
             var removed = Hearth_V1_Change()
@@ -186,9 +163,9 @@ final class LogEntry: Sendable {
 
     /// Field 1, length-delimited.
     static func frame(_ message: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x0A]
-        out.reserveCapacity(message.count + 6)
-        WatchResponseBytes.appendVarint(UInt64(message.count), to: &out)
+        var out: [UInt8] = []
+        out.reserveCapacity(ProtoBytes.delimitedFieldSize(message.count))
+        ProtoBytes.appendDelimitedHeader(1, length: message.count, to: &out)
         out.append(contentsOf: message)
         return out
     }
@@ -217,7 +194,7 @@ extension GraphChange {
             change.deviceRemoved = d.id
             return try LogEntry(change, previousStructureID: nil, device: d)
         case .trait(let d, let endpoint, let trait):
-            return try LogEntry.trait(revision: revision, device: d, endpoint: endpoint, state: trait)
+            return LogEntry.trait(revision: revision, device: d, endpoint: endpoint, state: trait)
         case .event(let d, var event):
             event.revision = revision
             change.event = event

@@ -30,6 +30,7 @@ package enum ProtoBytes {
     /// A field's key (number and wire type); Hearth's field numbers are all below 16, one byte.
     @inline(__always)
     package static func appendKey(_ field: UInt8, _ wireType: UInt8, to out: inout [UInt8]) {
+        assert(field < 16, "field numbers from 16 on take a two-byte key")
         out.append(field << 3 | wireType)
     }
 
@@ -53,12 +54,25 @@ package enum ProtoBytes {
         appendVarint(value, to: &out)
     }
 
+    /// A length-delimited field's key and length; its `length` bytes follow.
+    @inline(__always)
+    package static func appendDelimitedHeader(_ field: UInt8, length: Int, to out: inout [UInt8]) {
+        appendKey(field, lengthDelimited, to: &out)
+        appendVarint(UInt64(length), to: &out)
+    }
+
+    /// The size of a string field, key included; 0 for an empty string left out.
+    @inline(__always)
+    package static func stringFieldSize(_ value: String) -> Int {
+        let count = value.utf8.count
+        return count == 0 ? 0 : delimitedFieldSize(count)
+    }
+
     /// A string field, left out when empty (proto3).
     package static func appendStringField(_ field: UInt8, _ value: String, to out: inout [UInt8]) {
         let count = value.utf8.count
         guard count != 0 else { return }
-        appendKey(field, lengthDelimited, to: &out)
-        appendVarint(UInt64(count), to: &out)
+        appendDelimitedHeader(field, length: count, to: &out)
         out.append(contentsOf: value.utf8)
     }
 }
@@ -97,28 +111,22 @@ extension Value {
             ProtoBytes.appendKey(4, ProtoBytes.fixed64, to: &out)
             withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) }
         case .string(let v):
-            ProtoBytes.appendKey(5, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(v.utf8.count), to: &out)
+            // The oneof's member is written even when empty, so not through appendStringField.
+            ProtoBytes.appendDelimitedHeader(5, length: v.utf8.count, to: &out)
             out.append(contentsOf: v.utf8)
         case .bytes(let v):
-            ProtoBytes.appendKey(6, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(v.count), to: &out)
+            ProtoBytes.appendDelimitedHeader(6, length: v.count, to: &out)
             out.append(contentsOf: v)
         case .list(let values):
-            ProtoBytes.appendKey(7, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(Self.listBodySize(values)), to: &out)
+            ProtoBytes.appendDelimitedHeader(7, length: Self.listBodySize(values), to: &out)
             for value in values {
-                ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
-                ProtoBytes.appendVarint(UInt64(value.protoSize), to: &out)
+                ProtoBytes.appendDelimitedHeader(1, length: value.protoSize, to: &out)
                 value.appendProto(to: &out)
             }
         case .struct(let fields):
-            ProtoBytes.appendKey(8, ProtoBytes.lengthDelimited, to: &out)
-            ProtoBytes.appendVarint(UInt64(Self.structBodySize(fields)), to: &out)
+            ProtoBytes.appendDelimitedHeader(8, length: Self.structBodySize(fields), to: &out)
             for (id, value) in fields.sorted(by: { $0.key < $1.key }) {
-                ProtoBytes.appendKey(1, ProtoBytes.lengthDelimited, to: &out)
-                ProtoBytes.appendVarint(UInt64(Self.idAndValueSize(id.rawValue, value)), to: &out)
-                Self.appendIDAndValue(id.rawValue, value, to: &out)
+                Self.appendIDAndValueField(1, id.rawValue, value, to: &out)
             }
         case .enum(let v):
             ProtoBytes.appendKey(9, ProtoBytes.varint, to: &out)
@@ -129,17 +137,33 @@ extension Value {
         }
     }
 
-    /// The body size of a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
-    package static func idAndValueSize(_ id: UInt32, _ value: Value) -> Int {
-        ProtoBytes.varintFieldSize(UInt64(id)) + ProtoBytes.delimitedFieldSize(value.protoSize)
+    /// The size of a field holding a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`),
+    /// key and length included.
+    package static func idAndValueFieldSize(_ id: UInt32, _ value: Value) -> Int {
+        ProtoBytes.delimitedFieldSize(ProtoBytes.varintFieldSize(UInt64(id)) + ProtoBytes.delimitedFieldSize(value.protoSize))
     }
 
-    /// Appends the body of a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
-    package static func appendIDAndValue(_ id: UInt32, _ value: Value, to out: inout [UInt8]) {
+    /// Appends field `field` holding a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
+    package static func appendIDAndValueField(_ field: UInt8, _ id: UInt32, _ value: Value, to out: inout [UInt8]) {
+        let valueSize = value.protoSize
+        ProtoBytes.appendDelimitedHeader(
+            field, length: ProtoBytes.varintFieldSize(UInt64(id)) + ProtoBytes.delimitedFieldSize(valueSize), to: &out)
         ProtoBytes.appendVarintField(1, UInt64(id), to: &out)
-        ProtoBytes.appendKey(2, ProtoBytes.lengthDelimited, to: &out)
-        ProtoBytes.appendVarint(UInt64(value.protoSize), to: &out)
+        ProtoBytes.appendDelimitedHeader(2, length: valueSize, to: &out)
         value.appendProto(to: &out)
+    }
+
+    /// The size of a repeated `Attribute` field holding `attributes`, keys and lengths included.
+    package static func attributesFieldSize(_ attributes: [AttributeID: Value]) -> Int {
+        attributes.reduce(0) { $0 + idAndValueFieldSize($1.key.rawValue, $1.value) }
+    }
+
+    /// Appends `attributes` as repeated `Attribute` field `field`, in id order as swift-protobuf's callers
+    /// (`protoAttributes`) put them.
+    package static func appendAttributesField(_ field: UInt8, _ attributes: [AttributeID: Value], to out: inout [UInt8]) {
+        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            appendIDAndValueField(field, id.rawValue, value, to: &out)
+        }
     }
 
     private static func listBodySize(_ values: [Value]) -> Int {
@@ -147,7 +171,7 @@ extension Value {
     }
 
     private static func structBodySize(_ fields: [FieldID: Value]) -> Int {
-        fields.reduce(0) { $0 + ProtoBytes.delimitedFieldSize(idAndValueSize($1.key.rawValue, $1.value)) }
+        fields.reduce(0) { $0 + idAndValueFieldSize($1.key.rawValue, $1.value) }
     }
 
     @inline(__always)
