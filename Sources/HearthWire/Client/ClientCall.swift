@@ -1,5 +1,4 @@
 internal import NIOCore
-import Synchronization
 
 /// Per-call options for a client call.
 public struct CallOptions: Sendable {
@@ -34,21 +33,12 @@ public struct ClientCall<Request, Response>: Sendable {
     let head: ResponseHead
     let method: MethodDescriptor<Request, Response>
     let eventLoop: any EventLoop
-    let loopExecutor: EventLoopTaskExecutor
-
-    init(bridge: StreamBridge, head: ResponseHead, method: MethodDescriptor<Request, Response>, eventLoop: any EventLoop) {
-        self.bridge = bridge
-        self.head = head
-        self.method = method
-        self.eventLoop = eventLoop
-        self.loopExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
-    }
 
     /// The executor of the thread that owns the call's connection. A task that prefers it
     /// (`group.addTask(executorPreference: call.executor) { … }`) writes to the call without waking another
     /// thread, and ``sleep(for:)`` resumes it in place; it must not compute for long, since it delays the
     /// connection's I/O meanwhile.
-    public var executor: any TaskExecutor { loopExecutor }
+    public var executor: any TaskExecutor { EventLoopTaskExecutor(eventLoop: eventLoop) }
 
     /// Suspends for `duration` on the timer of the call's event loop rather than the global executor's timer
     /// thread: a task running on ``executor`` wakes in place, with no other thread woken.
@@ -56,15 +46,16 @@ public struct ClientCall<Request, Response>: Sendable {
     public func sleep(for duration: Duration) async throws {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let timer = LoopTimer()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                guard timer.start(continuation) else { return }
-                let scheduled = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { timer.fire(nil) }
-                timer.attach { scheduled.cancel() }
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {}
+        do {
+            try await withTaskCancellationHandler {
+                try await timer.futureResult.get()
+            } onCancel: {
+                timer.cancel()
             }
-        } onCancel: {
-            timer.fire(CancellationError())
+        } catch {
+            // The timer fails only when cancelled or when its loop shuts down: either way the sleep was cut short.
+            throw CancellationError()
         }
     }
 
@@ -107,52 +98,4 @@ public struct UnaryResponse<Message>: Sendable where Message: Sendable {
     public var message: Message
     public var initialMetadata: Metadata
     public var trailingMetadata: Metadata
-}
-
-/// One ``ClientCall/sleep(for:)``: resumed once, by the timer or by cancellation, whichever comes first.
-private final class LoopTimer: Sendable {
-    private enum State {
-        case idle
-        case waiting(CheckedContinuation<Void, any Error>, cancelTimer: (@Sendable () -> Void)?)
-        case done
-    }
-
-    private let state = Mutex<State>(.idle)
-
-    /// Records the waiter; false (and resumed with CancellationError) when cancelled already.
-    func start(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-        let cancelled = state.withLock { s -> Bool in
-            if case .done = s { return true }
-            s = .waiting(continuation, cancelTimer: nil)
-            return false
-        }
-        if cancelled { continuation.resume(throwing: CancellationError()) }
-        return !cancelled
-    }
-
-    /// Keeps the scheduled timer's cancellation, or runs it when the sleep already ended.
-    func attach(_ cancelTimer: @escaping @Sendable () -> Void) {
-        let ended = state.withLock { s -> Bool in
-            guard case .waiting(let continuation, nil) = s else { return true }
-            s = .waiting(continuation, cancelTimer: cancelTimer)
-            return false
-        }
-        if ended { cancelTimer() }
-    }
-
-    /// Ends the sleep: normally (nil) or with `error`.
-    func fire(_ error: (any Error)?) {
-        let taken = state.withLock { s -> (CheckedContinuation<Void, any Error>, (@Sendable () -> Void)?)? in
-            defer { s = .done }
-            guard case .waiting(let continuation, let cancelTimer) = s else { return nil }
-            return (continuation, cancelTimer)
-        }
-        guard let (continuation, cancelTimer) = taken else { return }
-        if let error {
-            cancelTimer?()
-            continuation.resume(throwing: error)
-        } else {
-            continuation.resume()
-        }
-    }
 }
