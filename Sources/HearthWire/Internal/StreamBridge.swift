@@ -375,15 +375,15 @@ extension StreamBridge {
     /// Loop side: the outbound side can no longer send (the stream closed
     /// after a complete response); queued inbound messages stay readable.
     func failOutbound(_ error: RPCError) {
-        let (writer, sent) = state.withLock { s -> (CheckedContinuation<Void, any Error>?, Bool) in
+        // A writer still waiting has bytes queued (below the low watermark it would have been resumed), so it
+        // fails; one that had not started waiting when every byte left succeeds (`discardedUnsent`).
+        let writer = state.withLock { s -> CheckedContinuation<Void, any Error>? in
             if s.failure == nil { s.failure = error }
-            let sent = s.outbound.readableBytes == 0
             clearOutbound(&s)
             defer { s.writer = nil }
-            return (s.writer, sent)
+            return s.writer
         }
-        // A writer waiting for room whose bytes have all left has finished its write.
-        if sent { writer?.resume() } else { writer?.resume(throwing: error) }
+        writer?.resume(throwing: error)
     }
 
     /// Whether the stream failed, and how.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import Synchronization
 import Testing
@@ -13,10 +14,11 @@ struct StreamBridgeTests {
         StreamBridge(limits: limits) { _ in }
     }
 
-    /// Drains what the task queued, as nghttp2's data provider does.
+    /// Takes everything the task queued, as nghttp2's data provider does.
+    @discardableResult
     private static func drain(_ bridge: StreamBridge) -> Int {
         var total = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 1)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 1)
         defer { buffer.deallocate() }
         while true {
             let (count, _) = bridge.readOutbound(into: buffer)
@@ -25,23 +27,33 @@ struct StreamBridgeTests {
         }
     }
 
-    @Test("a write whose bytes all left before the peer ended the call succeeds")
+    /// A write large enough to wait for room, racing a loop that sends every byte and then sees the peer end
+    /// the call (a server may answer once it has the whole request) as soon as the bytes are there. Either
+    /// order is legitimate and the write must succeed in both; the race is run many times so that the order
+    /// where the call ends before the task starts waiting comes up (it failed the write before the fix).
+    @Test("a write whose bytes all left before the peer ended the call succeeds, whichever side runs first")
     func sentThenClosed() async throws {
-        let bridge = Self.bridge()
-        // A large write: it waits for room once appended. The loop sends every byte and the peer answers
-        // and closes (a server may answer once it has the whole request) before the task waits.
-        let write = Task {
-            try await bridge.write { $0.writeRepeatingByte(7, count: 4096) }
+        var failures = 0
+        for _ in 0..<10_000 {
+            let bridge = Self.bridge()
+            let loop = Thread {
+                while bridge.takeOutboundRequest().bufferedBytes == 0 {}
+                Self.drain(bridge)
+                bridge.failOutbound(RPCError(code: .cancelled, message: "call finished"))
+            }
+            loop.start()
+            do {
+                try await bridge.write { $0.writeRepeatingByte(7, count: 4096) }
+            } catch {
+                failures += 1
+            }
+            while !loop.isFinished { await Task.yield() }
+            // A later write has nowhere to go.
+            await #expect(throws: RPCError.self) {
+                try await bridge.write { $0.writeInteger(UInt8(1)) }
+            }
         }
-        // Whatever the order of the task and these two steps, every byte has left when the call ends.
-        while Self.drain(bridge) == 0 { await Task.yield() }
-        _ = Self.drain(bridge)
-        bridge.failOutbound(RPCError(code: .cancelled, message: "call finished"))
-        try await write.value
-        // A later write has nowhere to go.
-        await #expect(throws: RPCError.self) {
-            try await bridge.write { $0.writeInteger(UInt8(1)) }
-        }
+        #expect(failures == 0)
     }
 
     @Test("a write with bytes still queued when the call ends fails")
