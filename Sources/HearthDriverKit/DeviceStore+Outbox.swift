@@ -81,12 +81,10 @@ extension DeviceStore {
             message.remove.deviceIds = outbox.removals
             out.append(try message.serializedBytes())
         }
-        let reports = outbox.reports.elements
-        let per = max(maxTraitsPerReport, 1)
-        for start in stride(from: 0, to: reports.count, by: per) {
-            out.append(ReportEncoder.driverMessage(reports[start..<min(start + per, reports.count)]))
+        for chunk in chunks(outbox.reports.elements, of: maxTraitsPerReport) {
+            out.append(ReportEncoder.driverMessage(chunk))
         }
-        for chunk in chunks(Array(outbox.events), of: maxTraitsPerReport) {
+        for chunk in chunks(outbox.events, of: maxTraitsPerReport) {
             var message = Hearth_V1_DriverMessage()
             message.events.events = Array(chunk)
             out.append(try message.serializedBytes())
@@ -119,6 +117,9 @@ extension DeviceStore {
 }
 
 /// `items` in consecutive slices of at most `size`.
-func chunks<T>(_ items: [T], of size: Int) -> [ArraySlice<T>] {
-    stride(from: 0, to: items.count, by: max(size, 1)).map { items[$0..<min($0 + max(size, 1), items.count)] }
+func chunks<C: RandomAccessCollection>(_ items: C, of size: Int) -> [C.SubSequence] where C.Index == Int {
+    let size = max(size, 1)
+    return stride(from: items.startIndex, to: items.endIndex, by: size).map {
+        items[$0..<min($0 + size, items.endIndex)]
+    }
 }

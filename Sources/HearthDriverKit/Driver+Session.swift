@@ -40,8 +40,7 @@ extension Driver {
                     // drain and its write to the stream wake no other thread; only a report ringing a writer that
                     // waits for work wakes the loop.
                     group.addTask(executorPreference: call.executor) {
-                        try await call.write(hello)
-                        for message in opening { try await call.write(try message.serializedBytes()) }
+                        try await call.requests.write(contentsOf: [hello] + opening.map { try $0.serializedBytes() })
                         try await self.writeQueued(call, session: session)
                         return .writer
                     }

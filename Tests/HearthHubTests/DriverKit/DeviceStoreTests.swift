@@ -14,6 +14,13 @@ struct DeviceStoreTests {
         return store
     }
 
+    /// A store of one lamp in an open session, and the lamp.
+    static func connectedLamp() -> (DeviceStore, DriverDevice) {
+        let store = Self.store(lamps: 1)
+        _ = store.beginSession(devicesPerAnnounce: 200)
+        return (store, DriverDevice(id: "lamp-0", store: store))
+    }
+
     /// What the writer would send now, decoded.
     static func drain(_ store: DeviceStore, maxTraitsPerReport: Int = 1000) throws -> (
         messages: [Hearth_V1_DriverMessage], droppedEvents: Int
@@ -37,9 +44,7 @@ struct DeviceStoreTests {
 
     @Test("a burst of reports for one trait leaves one report with the newest values; unchanged values send nothing")
     func coalescing() throws {
-        let store = Self.store(lamps: 1)
-        _ = store.beginSession(devicesPerAnnounce: 200)
-        let lamp = DriverDevice(id: "lamp-0", store: store)
+        let (store, lamp) = Self.connectedLamp()
         for level in 1...100 { try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = UInt8(level) } }
         try lamp.report(Matter.OnOffTrait.self) { $0.onOff = false }  // as announced: no change
         let reports = Self.reports(try Self.drain(store).messages)
@@ -114,9 +119,7 @@ struct DeviceStoreTests {
 extension DeviceStoreTests {
     @Test("reports of two attributes at different times coalesce into one trait report with both")
     func twoAttributes() throws {
-        let store = Self.store(lamps: 1)
-        _ = store.beginSession(devicesPerAnnounce: 200)
-        let lamp = DriverDevice(id: "lamp-0", store: store)
+        let (store, lamp) = Self.connectedLamp()
         try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 10 }
         try lamp.report(Matter.LevelControlTrait.self) { $0.remainingTime = 5 }
         try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 11 }
@@ -132,9 +135,7 @@ extension DeviceStoreTests {
 
     @Test("a body that removes an attribute leaves it stored; connectivity alone is reported")
     func removalAndConnectivity() throws {
-        let store = Self.store(lamps: 1)
-        _ = store.beginSession(devicesPerAnnounce: 200)
-        let lamp = DriverDevice(id: "lamp-0", store: store)
+        let (store, lamp) = Self.connectedLamp()
         try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
         try store.update("lamp-0", trait: Matter.LevelControlTrait.traitID, endpoint: nil) { values in
             values.removeValue(forKey: 0x0000)
