@@ -358,7 +358,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthTypesTests",
-            dependencies: ["HearthTypes", "HearthModel"],
+            dependencies: ["HearthTypes", "HearthModel", "HearthTesting"],
             swiftSettings: swiftSettings
         ),
     ]
