@@ -66,7 +66,8 @@ struct ServerStreamStateMachine {
     }
 
     private enum State {
-        case receivingHeaders(fields: [(String, String)], size: Int, tooLarge: Bool)
+        /// The fields gathered so far live in `fields` (not in the case, where each append would copy them).
+        case receivingHeaders
         /// The text decoder is set for `application/grpc-web-text` bodies.
         case open(GRPCMessageDeframer, InboundDecoder, Base64Stream.Decoder?)
         case inboundClosed
@@ -74,7 +75,10 @@ struct ServerStreamStateMachine {
         case failed
     }
 
-    private var state: State = .receivingHeaders(fields: [], size: 0, tooLarge: false)
+    private var state: State = .receivingHeaders
+    private var fields: [(String, String)] = []
+    /// The header list's size so far, counted as HTTP/2 does.
+    private var headerBytes = 0
     private let limits: Limits
 
     init(limits: Limits) {
@@ -84,29 +88,30 @@ struct ServerStreamStateMachine {
     /// One header field. Sizes are counted as HTTP/2 does (name + value + 32)
     /// because nghttp2 does not enforce our advertised header-list limit.
     mutating func receiveHeader(name: String, value: String) {
-        guard case .receivingHeaders(var fields, var size, let tooLarge) = state, !tooLarge else { return }
-        size += name.utf8.count + value.utf8.count + 32
-        if size > limits.maxHeaderListSize {
-            state = .receivingHeaders(fields: [], size: size, tooLarge: true)
+        guard case .receivingHeaders = state, headerBytes <= limits.maxHeaderListSize else { return }
+        headerBytes += name.utf8.count + value.utf8.count + 32
+        if headerBytes > limits.maxHeaderListSize {
+            fields = []
             return
         }
+        if fields.isEmpty { fields.reserveCapacity(8) }
         fields.append((name, value))
-        state = .receivingHeaders(fields: fields, size: size, tooLarge: false)
     }
 
     /// The end of a header block.
     mutating func receiveHeadersComplete(endStream: Bool) -> OnHeaders {
         switch state {
-        case .receivingHeaders(let fields, let size, let tooLarge):
-            if tooLarge {
+        case .receivingHeaders:
+            if headerBytes > limits.maxHeaderListSize {
                 state = .rejected
                 return .reject(
                     httpStatus: 200,
                     status: Status(
                         code: .resourceExhausted,
-                        message: "header list of \(size)+ bytes exceeds the limit of \(limits.maxHeaderListSize)"))
+                        message: "header list of \(headerBytes)+ bytes exceeds the limit of \(limits.maxHeaderListSize)"))
             }
             let verdict = Self.validate(fields, enabledEncodings: limits.enabledEncodings)
+            fields = []
             if case .dispatch(let head) = verdict {
                 state =
                     endStream
@@ -226,7 +231,8 @@ extension ServerStreamStateMachine {
         guard method == "POST" else {
             return .reject(httpStatus: 405, status: Status(code: .internal, message: "method must be POST"))
         }
-        let web = contentType.flatMap(GRPCWebFormat.init(contentType:))
+        // Plain gRPC first: it is the common case, and `application/grpc-web…` is not plain gRPC.
+        let web = contentType.flatMap { isGRPC(contentType: $0) ? nil : GRPCWebFormat(contentType: $0) }
         guard let contentType, web != nil || isGRPC(contentType: contentType) else {
             return .reject(
                     httpStatus: 415,
@@ -253,7 +259,8 @@ extension ServerStreamStateMachine {
             }
             parsedTimeout = parsed
         }
-        guard let path, path.hasPrefix("/"), path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).count == 2 else {
+        // `/service/method`: a leading slash and exactly one more.
+        guard let path, path.utf8.first == UInt8(ascii: "/"), path.utf8.count(where: { $0 == UInt8(ascii: "/") }) == 2 else {
             return .reject(httpStatus: 200, status: Status(code: .unimplemented, message: "malformed path \(path ?? "(none)")"))
         }
         return .dispatch(
@@ -264,9 +271,14 @@ extension ServerStreamStateMachine {
 
     /// `application/grpc`, optionally followed by `+format` or `;params`.
     static func isGRPC(contentType: String) -> Bool {
-        let prefix = "application/grpc"
-        guard contentType.lowercased().hasPrefix(prefix) else { return false }
-        let rest = contentType.dropFirst(prefix.count)
-        return rest.isEmpty || rest.hasPrefix("+") || rest.hasPrefix(";")
+        let prefix = "application/grpc".utf8
+        var bytes = contentType.utf8.makeIterator()
+        for expected in prefix {
+            // ASCII case folding: a header value is compared without allocating a lowered copy.
+            guard let byte = bytes.next(), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == expected : byte == expected
+            else { return false }
+        }
+        guard let next = bytes.next() else { return true }
+        return next == UInt8(ascii: "+") || next == UInt8(ascii: ";")
     }
 }

@@ -52,7 +52,7 @@ extension ServerConnectionHandler {
                         message: "incomplete messages exceed the budget of \(limits.partialMessageBytesPerConnection) bytes per connection or \(limits.partialMessageBytesPerServer) per server"))
                 return
             }
-            if !messages.isEmpty { stream.firstMessageTimer?.cancel() }
+            if !messages.isEmpty { stream.stopWaitingForFirstMessage() }
             let release = stream.call?.bridge.deliver(messages, chunkBytes: bytes.count) ?? bytes.count
             session.consume(streamID: streamID, bytes: release)
         case .fail(let status):
@@ -66,7 +66,7 @@ extension ServerConnectionHandler {
     func sessionDataFrameComplete(streamID: Int32, endStream: Bool, padding: Int) {
         session.consume(streamID: streamID, bytes: padding)
         guard endStream, let stream = streams[streamID] else { return }
-        stream.firstMessageTimer?.cancel()
+        stream.stopWaitingForFirstMessage()
         defer { releasePartial(stream) }
         switch stream.machine.receiveEndStream() {
         case .finishInbound: stream.call?.bridge.finishInbound(.success(()))
@@ -170,10 +170,9 @@ extension ServerConnectionHandler {
         }
         stream.call = call
         if endStream { call.bridge.finishInbound(.success(())) }
-        if !endStream, let wait = configuration.connection.budgets.firstMessageTimeout {
-            stream.firstMessageTimer = loop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) {
-                bound.value.firstMessageOverdue(streamID: streamID)
-            }
+        if !endStream, configuration.connection.budgets.firstMessageTimeout != nil {
+            stream.awaitsFirstMessage = true
+            dispatchedThisRead.append(streamID)
         }
         if let timeout = head.timeout {
             stream.deadlineTimer = loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
@@ -184,6 +183,23 @@ extension ServerConnectionHandler {
         calls.yield(call)
     }
 
+    /// After a read: a timer for each call dispatched in it whose first message did not come with it. Arming
+    /// it only then spares the unary call, whose message nearly always arrives with its headers, a timer.
+    func armFirstMessageTimers() {
+        defer { dispatchedThisRead.removeAll(keepingCapacity: true) }
+        guard let wait = configuration.connection.budgets.firstMessageTimeout else { return }
+        let loop = io.eventLoop
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        for streamID in dispatchedThisRead {
+            guard let stream = streams[streamID], stream.awaitsFirstMessage, stream.firstMessageTimer == nil else {
+                continue
+            }
+            stream.firstMessageTimer = loop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) {
+                bound.value.firstMessageOverdue(streamID: streamID)
+            }
+        }
+    }
+
     private func rejectBeforeDispatch(stream: Stream, streamID: Int32, status: Status, httpStatus: Int = 200) {
         answerTrailersOnly(stream: stream, streamID: streamID, status: status, httpStatus: httpStatus)
     }
@@ -191,7 +207,7 @@ extension ServerConnectionHandler {
     /// Ends a running call because of what its peer sent.
     func failCall(stream: Stream, streamID: Int32, status: Status) {
         guard !stream.answered else { return }
-        stream.firstMessageTimer?.cancel()
+        stream.stopWaitingForFirstMessage()
         stream.machine.abandon()
         releasePartial(stream)
         stream.call?.bridge.fail(RPCError(status: status)!, cancelTask: true)

@@ -20,6 +20,9 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         var deadlineTimer: Scheduled<Void>?
         /// Ends the call if its first message does not come in time.
         var firstMessageTimer: Scheduled<Void>?
+        /// Dispatched without its first message; the timer is armed at the end of the read that dispatched
+        /// it if the message has not come in the same read (a unary call's usually has).
+        var awaitsFirstMessage = false
         /// Bytes of this stream's incomplete message charged to the budgets.
         var partialBytes = 0
         /// A gRPC-Web call's response body (messages, then the trailer frame); nil for native gRPC.
@@ -32,6 +35,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 
         func cancelTimers() {
             deadlineTimer?.cancel()
+            stopWaitingForFirstMessage()
+        }
+
+        /// The first message came, or the call ended: no timer is needed.
+        func stopWaitingForFirstMessage() {
+            awaitsFirstMessage = false
             firstMessageTimer?.cancel()
             firstMessageTimer = nil
         }
@@ -59,6 +68,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     let acceptEncoding: String
     /// Admits and makes calls.
     let starter: CallStart
+    /// Streams dispatched in the current read without their first message (see ``armFirstMessageTimers()``).
+    var dispatchedThisRead: [Int32] = []
 
     init(starter: CallStart, calls: AsyncStream<ServerCall>.Continuation) {
         self.configuration = starter.configuration
@@ -94,6 +105,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         io.receive(unwrapInboundIn(data))
+        if !dispatchedThisRead.isEmpty { armFirstMessageTimers() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

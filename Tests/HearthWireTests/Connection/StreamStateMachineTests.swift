@@ -147,9 +147,27 @@ struct ServerStreamStateMachineTests {
         #expect(send([0, 0, 0, 0, 0], to: &machine) == .drop)
     }
 
+    @Test("paths", arguments: [
+        ("/pkg.Svc/Do", true), ("//Do", true), ("/pkg.Svc/", true), ("/pkg.Svc/Do/more", false), ("pkg.Svc/Do", false),
+        ("/pkg.Svc", false), ("/", false), ("", false),
+    ])
+    func paths(path: String, dispatched: Bool) {
+        var machine = machine(receiving: goodHead.map { $0.0 == ":path" ? ($0.0, path) : $0 })
+        switch machine.receiveHeadersComplete(endStream: false) {
+        case .dispatch(let head): #expect(dispatched && head.path == path)
+        case .reject(let httpStatus, let status):
+            #expect(!dispatched)
+            #expect(httpStatus == 200 && status.code == .unimplemented)
+        default: Issue.record("expected dispatch or reject")
+        }
+    }
+
     @Test("content types", arguments: [
         ("application/grpc", true), ("application/grpc+proto", true), ("application/grpc;charset=utf-8", true),
-        ("APPLICATION/GRPC", true), ("application/grpcx", false), ("application/json", false), ("", false),
+        ("APPLICATION/GRPC", true), ("Application/gRPC+proto", true), ("application/grpcx", false),
+        ("application/json", false), ("", false), ("application/grp", false), ("application/grpc-web", false),
+        // Case folding is for letters only: 0x0F | 0x20 is "/", yet it is not "/".
+        ("application\u{0F}grpc", false),
     ])
     func contentTypes(value: String, accepted: Bool) {
         #expect(ServerStreamStateMachine.isGRPC(contentType: value) == accepted)
