@@ -180,7 +180,7 @@ extension ServerConnectionHandler {
             }
         }
         io.streamOpened()
-        calls.yield(call)
+        calls.start(call)
     }
 
     /// After a read: a timer for each call dispatched in it whose first message did not come with it. Arming

@@ -49,7 +49,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     let configuration: WireServer.Configuration
     let router: ServiceRouter
     let admission: CallAdmission
-    let calls: AsyncStream<ServerCall>.Continuation
+    let calls: any CallSink
     /// This connection's account of queued outbound bytes, which also charges the server's budget.
     let budget: ConnectionBudget
     /// Set between `handlerAdded` and `handlerRemoved`. The connection's objects point at each other
@@ -71,7 +71,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
     /// Streams dispatched in the current read without their first message (see ``armFirstMessageTimers()``).
     var dispatchedThisRead: [Int32] = []
 
-    init(starter: CallStart, calls: AsyncStream<ServerCall>.Continuation) {
+    init(starter: CallStart, calls: any CallSink) {
         self.configuration = starter.configuration
         self.router = starter.router
         self.admission = starter.admission

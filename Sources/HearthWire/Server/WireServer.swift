@@ -215,10 +215,10 @@ public final class WireServer: Sendable {
 // MARK: - Binding and serving
 
 extension WireServer {
-    /// One accepted connection and the calls it produces.
+    /// One accepted connection and what runs its calls.
     struct ServerConnection: Sendable {
         let channel: any Channel
-        let calls: AsyncStream<ServerCall>
+        let calls: CallSpawner
     }
 
     private func bindAll() async throws -> [NIOAsyncChannel<ServerConnection, Never>] {
@@ -262,7 +262,12 @@ extension WireServer {
                         timeout: tlsContext.configuration.handshakeTimeout, observer: configuration.observer,
                         acceptsHTTP1: configuration.web != nil))
             }
-            let (calls, continuation) = AsyncStream<ServerCall>.makeStream()
+            let executor: EventLoopTaskExecutor? =
+                switch configuration.handlerExecution {
+                case .eventLoop: EventLoopTaskExecutor(eventLoop: channel.eventLoop)
+                case .globalExecutor: nil
+                }
+            let calls = CallSpawner(executor: executor)
             let starter = CallStart(
                 configuration: configuration, router: router, admission: admission,
                 budget: ConnectionBudget(server: budget))
@@ -270,15 +275,15 @@ extension WireServer {
                 let sniffer = HTTPVersionSniffer(timeout: .seconds(10)) { version, pipeline in
                     switch version {
                     case .http2:
-                        try pipeline.addHandler(ServerConnectionHandler(starter: starter, calls: continuation))
+                        try pipeline.addHandler(ServerConnectionHandler(starter: starter, calls: calls))
                     case .http1:
                         try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-                        try pipeline.addHandler(WebConnectionHandler(starter: starter, web: web, calls: continuation))
+                        try pipeline.addHandler(WebConnectionHandler(starter: starter, web: web, calls: calls))
                     }
                 }
                 try channel.pipeline.syncOperations.addHandler(sniffer)
             } else {
-                try channel.pipeline.syncOperations.addHandler(ServerConnectionHandler(starter: starter, calls: continuation))
+                try channel.pipeline.syncOperations.addHandler(ServerConnectionHandler(starter: starter, calls: calls))
             }
             let id = ObjectIdentifier(channel)
             let shuttingDown = state.withLock { s in
@@ -290,26 +295,15 @@ extension WireServer {
                 _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
                 // A connection closed before its first bytes chose a protocol never had a handler to end
                 // its calls: end them here, or its serving task (and the channel) would wait forever.
-                continuation.finish()
+                calls.finish()
             }
             return ServerConnection(channel: channel, calls: calls)
         }
     }
 
     private func serve(_ connection: ServerConnection) async {
-        let executor: EventLoopTaskExecutor? =
-            switch configuration.handlerExecution {
-            case .eventLoop: EventLoopTaskExecutor(eventLoop: connection.channel.eventLoop)
-            case .globalExecutor: nil
-            }
         await withTaskCancellationHandler {
-            await withTaskExecutorPreference(executor) {
-                await withDiscardingTaskGroup { group in
-                    for await call in connection.calls {
-                        group.addTask(executorPreference: executor) { await call.run() }
-                    }
-                }
-            }
+            await connection.calls.waitUntilDone()
         } onCancel: {
             connection.channel.close(promise: nil)
         }

@@ -108,7 +108,7 @@ extension WebConnectionHandler {
                 bound.value.failCall(web, status: Status(code: .deadlineExceeded, message: "deadline exceeded"))
             })
         }
-        calls.yield(call)
+        calls.start(call)
     }
 
     func receive(_ bytes: ByteBuffer, for web: WebCall) {

@@ -22,7 +22,7 @@ final class WebConnectionHandler: ChannelInboundHandler {
     let starter: CallStart
     let web: WireServer.Configuration.Web
     let cors: CORSPolicy
-    let calls: AsyncStream<ServerCall>.Continuation
+    let calls: any CallSink
     var request = Request.idle
     var context: ChannelHandlerContext?
     var peer = "unknown"
@@ -31,7 +31,7 @@ final class WebConnectionHandler: ChannelInboundHandler {
     /// Counts requests, so that a loop hop meant for an earlier call finds it gone.
     var generation = 0
 
-    init(starter: CallStart, web: WireServer.Configuration.Web, calls: AsyncStream<ServerCall>.Continuation) {
+    init(starter: CallStart, web: WireServer.Configuration.Web, calls: any CallSink) {
         self.starter = starter
         self.web = web
         self.cors = CORSPolicy(allowedOrigins: web.allowedOrigins)
