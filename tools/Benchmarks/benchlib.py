@@ -157,6 +157,8 @@ METRICS = [
     ("unary_c1m32_calls_per_s", "unary calls/s c1m32", "{:,.0f}", True),
     ("stream_msgs_per_s", "stream msgs/s", "{:,.0f}", True),
     ("stream_mib_per_s", "stream MiB/s (wire)", "{:,.1f}", True),
+    ("unary_c1m32_cpu_us_per_call", "server CPU us/call c1m32", "{:,.2f}", False),
+    ("stream_cpu_ns_per_msg", "server CPU ns/msg stream", "{:,.0f}", False),
     ("peak_rss_mib", "peak RSS MiB", "{:,.1f}", False),
 ]
 
@@ -172,14 +174,26 @@ def server_metrics(folder: str, count: int) -> dict:
 
     if (r := h2("c1m1.txt")) is not None:
         m["unary_c1m1_calls_per_s"] = r["req_per_s"]
+    def cpu_seconds(name):
+        # run.sh's samples of the server's CPU ticks at the start and end of a load's measured window.
+        paths = [os.path.join(folder, f"{name}.cpu-{end}") for end in ("start", "end")]
+        if not all(os.path.exists(p) for p in paths):
+            return None
+        start, end = (float(open(p).read().split()[0]) for p in paths)
+        return (end - start) / os.sysconf("SC_CLK_TCK")
+
     if (r := h2("c1m32.txt")) is not None:
         m["unary_c1m32_calls_per_s"] = r["req_per_s"]
+        if (cpu := cpu_seconds("c1m32")) is not None and r["succeeded"]:
+            m["unary_c1m32_cpu_us_per_call"] = cpu * 1e6 / r["succeeded"]
     if (r := h2("stream.txt")) is not None:
         m["stream_requests"] = r["succeeded"]
         m["stream_seconds"] = r["seconds"]
         m["stream_msgs_per_s"] = r["succeeded"] * count / r["seconds"]
         if "traffic_bytes" in r:
             m["stream_mib_per_s"] = r["traffic_bytes"] / r["seconds"] / 2**20
+        if (cpu := cpu_seconds("stream")) is not None and r["succeeded"]:
+            m["stream_cpu_ns_per_msg"] = cpu * 1e9 / (r["succeeded"] * count)
     hwm = os.path.join(folder, "hwm_kb")
     if os.path.exists(hwm):
         m["peak_rss_mib"] = int(open(hwm).read().split()[0]) / 1024
@@ -219,7 +233,7 @@ def report(folder: str, out_path: str, names: list, count: int, meta: dict) -> N
     for r in rows:
         print(line(r))
     if ratio:
-        print("ratio > 1 favours hearth on the throughput rows; < 1 favours it on peak RSS")
+        print("ratio > 1 favours hearth on the throughput rows; < 1 favours it on the CPU and peak RSS rows")
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=2)

@@ -124,6 +124,10 @@ h2() { # h2 OUT DATA_CHECK ARGS... : h2load pinned, output kept, checked for fai
   "${lib[@]}" h2load --check "${data_check[@]}" "$out" >/dev/null || { cat "$out" >&2; return 1; }
 }
 
+cpu_ticks() { # the server's user + system CPU time so far, in clock ticks
+  awk '{ print $14 + $15 }' "/proc/$server_pid/stat"
+}
+
 measure() { # measure NAME COMMAND...
   local name=$1
   shift
@@ -164,7 +168,13 @@ measure() { # measure NAME COMMAND...
   say "  unary Get, 1 connection x 1 stream, ${warmup}s warm-up + ${seconds}s"
   h2 "$dir/c1m1.txt" "--min-data-per-request $get_bytes" -c1 -m1 -D "$seconds" --warm-up-time "$warmup" -d "$work/get.bin" "$url/Get" || return 1
   say "  unary Get, 1 connection x 32 streams, ${warmup}s warm-up + ${seconds}s"
+  # The server's CPU time over the measured window (from the end of the warm-up), beside its calls: a
+  # figure that a slower machine moves far less than throughput.
+  (sleep "$warmup" && cpu_ticks >"$dir/c1m32.cpu-start") &
+  local sampler=$!
   h2 "$dir/c1m32.txt" "--min-data-per-request $get_bytes" -c1 -m32 -D "$seconds" --warm-up-time "$warmup" -d "$work/get.bin" "$url/Get" || return 1
+  cpu_ticks >"$dir/c1m32.cpu-end"
+  wait "$sampler" || true
 
   # Streaming: one timed call (also the warm-up) sizes the run to about BENCH_SECONDS.
   h2 "$dir/stream-calibrate.txt" "--data-per-request $expand_bytes" -c1 -m1 -n1 -d "$work/expand.bin" "$url/Expand" || return 1
@@ -174,7 +184,9 @@ r = json.loads(sys.argv[1])
 print(min(10000, max(3, math.ceil(float(sys.argv[2]) / max(r["seconds"], 1e-6)))))' \
     "$("${lib[@]}" h2load "$dir/stream-calibrate.txt")" "$seconds") || return 1
   say "  server streaming Expand (count=$expand_count, payload_size=$expand_payload), $n calls in sequence"
+  cpu_ticks >"$dir/stream.cpu-start"
   h2 "$dir/stream.txt" "--data-per-request $expand_bytes" -c1 -m1 -n "$n" -d "$work/expand.bin" "$url/Expand" || return 1
+  cpu_ticks >"$dir/stream.cpu-end"
 
   kill -0 "$server_pid" 2>/dev/null || { say "$name died during the run"; return 1; }
   awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status" >"$dir/hwm_kb" || return 1
