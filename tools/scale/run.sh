@@ -2,7 +2,7 @@
 # The hub at scale: registration, memory, load and cold start at each device count, as a table
 # (tools/scale/scale.py says what each column is; Docs/Scaling.md has the figures and their reading).
 #
-#   tools/scale/run.sh [--devices 10000,100000] [--drivers 50] [--watchers 10] [--rate 10000] [--seconds 10]
+#   tools/scale/run.sh [--devices 10000,100000] [--drivers 50] [--watchers 10] [--rate 10000] [--seconds 10] [--keep]
 #
 # Builds the lean C driver and watcher of tools/fanout and hearth-hub in release (SCALE_HUB=/path/to/hearth-hub
 # uses that binary and builds no Swift). Results go to results/scale/<time>/ (table.md, results.json, hub logs).

@@ -186,7 +186,10 @@ def run_one(args, n, out):
     row["rss_restart_mib"] = rss_mib(restarted.process.pid)
     watcher.kill()
     restarted.stop()
-    subprocess.run(["rm", "-rf", work])
+    if args.keep:
+        print(f"scale: kept {work} (data directory and config of {n:,} devices)", file=sys.stderr)
+    else:
+        subprocess.run(["rm", "-rf", work])
     return row
 
 
@@ -234,6 +237,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--idle", type=float, default=3)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each device count's data directory and config (to profile a restart over it)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []

@@ -63,7 +63,9 @@ extension DeviceRecord {
             + ProtoBytes.varintFieldSize(connectivity) + ProtoBytes.varintFieldSize(locality)
             + ProtoBytes.varintFieldSize(revision)
         let changeSize = ProtoBytes.varintFieldSize(changeRevision) + ProtoBytes.delimitedFieldSize(deviceSize)
-        out.reserveCapacity(out.count + ProtoBytes.delimitedFieldSize(changeSize))
+        // No `reserveCapacity(out.count + size)` here: an array reserved to just its next size reallocates to
+        // exactly that, so a block of snapshot changes was copied whole once per device (7 % of a cold start's
+        // CPU at 100k devices). Appending lets the array grow geometrically.
         // WatchResponse.changes = 1; Change.revision = 1, Change.device = 6.
         ProtoBytes.appendDelimitedHeader(1, length: changeSize, to: &out)
         ProtoBytes.appendVarintField(1, changeRevision, to: &out)
