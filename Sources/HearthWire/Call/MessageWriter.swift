@@ -15,7 +15,7 @@ public struct MessageWriter<Message>: Sendable {
     let codec: MessageCodec<Message>
 
     /// Queues one message, compressed if the call has an encoding.
-    nonisolated(nonsending) public func write(_ message: Message) async throws {
+    public func write(_ message: Message) async throws {
         try await write(message, compressed: true)
     }
 
@@ -26,7 +26,7 @@ public struct MessageWriter<Message>: Sendable {
     ///   - compressed: false sends it uncompressed (flag 0) even when the call has an encoding; true compresses
     ///     it with the call's encoding, or sends it uncompressed when the call has none.
     /// - Throws: ``RPCError`` once the call can no longer send.
-    nonisolated(nonsending) public func write(_ message: Message, compressed: Bool) async throws {
+    public func write(_ message: Message, compressed: Bool) async throws {
         let (bytes, flag) = try encode(message, compressed: compressed)
         try await bridge.write { [bytes] buffer in GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
     }
@@ -35,7 +35,7 @@ public struct MessageWriter<Message>: Sendable {
     ///
     /// The messages are framed into the call's buffer in one step (one lock, one wake of the event loop),
     /// so a batch leaves in as few DATA frames as flow control allows; the call then waits for room once.
-    nonisolated(nonsending) public func write(contentsOf messages: some Sequence<Message>) async throws {
+    public func write(contentsOf messages: some Sequence<Message>) async throws {
         var framed: [(bytes: [UInt8], compressed: Bool)] = []
         for message in messages { framed.append(try encode(message, compressed: true)) }
         guard !framed.isEmpty else { return }

@@ -16,13 +16,13 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
         let bridge: StreamBridge
         let codec: MessageCodec<Message>
 
-        nonisolated(nonsending) public mutating func next() async throws -> Message? {
+        public mutating func next() async throws -> Message? {
             try await nextReceived()?.message
         }
 
         /// The next message with how it travelled (compressed or not), or nil at the end.
         /// - Throws: ``RPCError`` as ``next()`` does.
-        nonisolated(nonsending) public mutating func nextReceived() async throws -> ReceivedMessage<Message>? {
+        public mutating func nextReceived() async throws -> ReceivedMessage<Message>? {
             guard let inbound = try await bridge.nextInbound() else { return nil }
             // Decompressed here, as the reader takes it, never while it waits (see InboundMessage).
             let bytes = try inbound.payload(limit: bridge.limits.maxReceiveMessageSize)

@@ -167,7 +167,7 @@ extension StreamBridge {
     }
 
     /// Task side: the next message, or nil at the end of the inbound side.
-    nonisolated(nonsending) func nextInbound() async throws -> InboundMessage? {
+    func nextInbound() async throws -> InboundMessage? {
         enum Step { case message(InboundMessage?, release: Int), failed(RPCError), wait }
         let step: Step = state.withLock { s in
             if let message = s.inbound.popFirst() {
@@ -227,7 +227,7 @@ extension StreamBridge {
     /// Task side: appends one framed message and suspends while the buffer
     /// is over its high watermark.
     /// - Throws: ``RPCError`` when the stream can no longer send.
-    nonisolated(nonsending) func write(_ append: (inout ByteBuffer) -> Void) async throws {
+    func write(_ append: (inout ByteBuffer) -> Void) async throws {
         let (shouldNotify, full, verdict): (Bool, Bool, ConnectionBudget.Verdict) = try state.withLock { s in
             if let failure = s.failure { throw failure }
             guard s.outboundEnd == nil else {
@@ -259,7 +259,7 @@ extension StreamBridge {
         if full { try await waitForOutboundRoom() }
     }
 
-    nonisolated(nonsending) private func waitForOutboundRoom() async throws {
+    private func waitForOutboundRoom() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let immediate: Result<Void, any Error>? = state.withLock { s in
