@@ -115,18 +115,23 @@ struct HubDriverTests {
     @Test("a second session of a driver replaces the first: its pending commands fail UNAVAILABLE, its stream ends ABORTED")
     func replacedSession() async throws {
         try await withTemporaryDirectory { dir in
-            try await withHub(directory: dir) { _, client in
+            // The command's deadline is far beyond the waits below: in a loaded parallel run (ASan) the command
+            // has taken over 5 s to reach the old session, and the stuck call must still end UNAVAILABLE (the
+            // new session's Hello), not DEADLINE_EXCEEDED.
+            try await withHub(directory: dir, configure: { $0.defaultCommandTimeout = .seconds(120) }) { _, client in
                 await expectStatus(.aborted) {
                     try await withTestDriver(client, devices: [onOffLight("lamp")], respond: { _ in nil }) { old in
                         let stuck = Task {
-                            await expectStatus(.unavailable) { _ = try await client.call(HomeMethods.sendCommand, Self.toggle) }
+                            await expectStatus(.unavailable) {
+                                _ = try await client.call(HomeMethods.sendCommand, Self.toggle, timeout: .seconds(120))
+                            }
                         }
-                        for _ in 0..<500 where !old.received.contains(where: { $0.command.commandID == 0x02 }) {
+                        for _ in 0..<3000 where !old.received.contains(where: { $0.command.commandID == 0x02 }) {
                             try await Task.sleep(for: .milliseconds(10))
                         }
                         #expect(old.received.contains { $0.command.commandID == 0x02 })
                         try await withTestDriver(client, devices: [onOffLight("lamp")]) { new in
-                            await stuck.value  // failed when the new session said Hello, long before the 20 s deadline
+                            await stuck.value  // failed when the new session said Hello, long before the deadline
                             _ = try await client.call(HomeMethods.sendCommand, Self.toggle)
                             #expect(new.received.contains { $0.command.commandID == 0x02 })
                             let seen = try await client.watch(.from(0)) { $0.synced }
