@@ -2,6 +2,7 @@ import Foundation
 @testable import HearthHub
 import HearthModel
 import HearthProto
+import HearthTesting
 import SwiftProtobuf
 import Testing
 

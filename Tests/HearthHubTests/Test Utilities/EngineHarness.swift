@@ -2,6 +2,7 @@ import Foundation
 @testable import HearthHub
 import HearthModel
 import HearthProto
+import HearthTesting
 import SwiftProtobuf
 import Synchronization
 
@@ -18,29 +19,6 @@ func withEngine<T: Sendable>(
             defer { group.cancelAll() }
             return try await body(engine)
         }
-    }
-}
-
-/// A gate a watcher's `send` can wait at: the watcher stops reading until the gate opens.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { s in
-                if !s.open { s.waiters.append(continuation) }
-                return s.open
-            }
-            if open { continuation.resume() }
-        }
-    }
-
-    func open() {
-        for waiter in state.withLock({ s in
-            s.open = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }) { waiter.resume() }
     }
 }
 

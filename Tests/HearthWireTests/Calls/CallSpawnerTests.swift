@@ -1,3 +1,4 @@
+import HearthTesting
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -31,26 +32,22 @@ struct CallSpawnerTests {
             handler: handler, admission: CallAdmission(limit: 10))
     }
 
-    /// A one-shot latch for tasks.
-    final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = state.withLock { s in
-                    if !s.open { s.waiters.append(continuation) }
-                    return s.open
-                }
-                if open { continuation.resume() }
+    /// Runs the serving task's wait; checks that it is still waiting after a while, then that `release` lets
+    /// it return.
+    private static func expectWaiting(
+        _ spawner: CallSpawner, probe: Probe, until release: () -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await spawner.waitUntilDone()
+                probe.servingTaskReturned()
             }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!probe.done)
+            release()
+            try await group.next()
         }
-        func open() {
-            let waiters = state.withLock { s in
-                s.open = true
-                defer { s.waiters = [] }
-                return s.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
+        #expect(probe.done)
     }
 
     @Test("waiting returns at once for a finished connection that started no call")
@@ -67,23 +64,13 @@ struct CallSpawnerTests {
         let spawner = CallSpawner(executor: onEventLoop ? EventLoopTaskExecutor(eventLoop: loop) : nil)
         let gate = Gate()
         let probe = Probe()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await spawner.waitUntilDone()
-                probe.servingTaskReturned()
-            }
-            // Calls are started from the connection's event loop.
-            try await loop.submit {
-                for _ in 0..<3 { spawner.start(Self.call(gate: gate, probe: probe)) }
-            }.get()
-            spawner.finish()
-            // Finished, but three calls still run: the serving task must not return.
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(!probe.done)
-            gate.open()
-            try await group.next()
-        }
-        #expect(probe.done)
+        // Calls are started from the connection's event loop.
+        try await loop.submit {
+            for _ in 0..<3 { spawner.start(Self.call(gate: gate, probe: probe)) }
+        }.get()
+        spawner.finish()
+        // Finished, but three calls still run: the serving task must wait for them.
+        try await Self.expectWaiting(spawner, probe: probe, until: gate.open)
         #expect(probe.ran == 3)
     }
 
@@ -96,16 +83,6 @@ struct CallSpawnerTests {
         spawner.start(Self.call(gate: gate, probe: probe))
         for _ in 0..<200 where probe.ran < 1 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(probe.ran == 1)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await spawner.waitUntilDone()
-                probe.servingTaskReturned()
-            }
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(!probe.done)
-            spawner.finish()
-            try await group.next()
-        }
-        #expect(probe.done)
+        try await Self.expectWaiting(spawner, probe: probe, until: spawner.finish)
     }
 }
