@@ -232,8 +232,9 @@ extension ServerStreamStateMachine {
             return .reject(httpStatus: 405, status: Status(code: .internal, message: "method must be POST"))
         }
         // Plain gRPC first: it is the common case, and `application/grpc-web…` is not plain gRPC.
-        let web = contentType.flatMap { isGRPC(contentType: $0) ? nil : GRPCWebFormat(contentType: $0) }
-        guard let contentType, web != nil || isGRPC(contentType: contentType) else {
+        let grpc = contentType.map(isGRPC(contentType:)) ?? false
+        let web = grpc ? nil : contentType.flatMap(GRPCWebFormat.init(contentType:))
+        guard let contentType, grpc || web != nil else {
             return .reject(
                     httpStatus: 415,
                     status: Status(code: .internal, message: "content-type \(contentType ?? "(none)") is not application/grpc"))

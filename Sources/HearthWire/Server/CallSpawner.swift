@@ -8,11 +8,6 @@ protocol CallSink: Sendable {
     func finish()
 }
 
-/// Tests take the calls from a stream and run them themselves.
-extension AsyncStream<ServerCall>.Continuation: CallSink {
-    func start(_ call: ServerCall) { yield(call) }
-}
-
 /// Starts each call of one connection as a task of its own, straight from the event loop, and lets the
 /// connection's serving task wait until the connection has finished and its last call has ended.
 ///
@@ -68,12 +63,10 @@ final class CallSpawner: CallSink {
     /// Returns once ``finish()`` has been called and every started call has ended.
     func waitUntilDone() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { s in
-                if s.finished, s.running == 0 { return true }
+            state.withLock { s in
                 s.waiter = continuation
-                return false
-            }
-            if done { continuation.resume() }
+                return s.takeWaiterIfDone()
+            }?.resume()
         }
     }
 }

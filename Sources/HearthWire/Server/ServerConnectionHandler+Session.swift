@@ -191,9 +191,7 @@ extension ServerConnectionHandler {
         let loop = io.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
         for streamID in dispatchedThisRead {
-            guard let stream = streams[streamID], stream.awaitsFirstMessage, stream.firstMessageTimer == nil else {
-                continue
-            }
+            guard let stream = streams[streamID], stream.awaitsFirstMessage else { continue }
             stream.firstMessageTimer = loop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) {
                 bound.value.firstMessageOverdue(streamID: streamID)
             }
