@@ -8,6 +8,12 @@ protocol CallSink: Sendable {
     func finish()
 }
 
+/// A connection on an embedded channel (the wire tests' in-memory server, the fuzz harness) hands its calls to
+/// a stream, from which the caller takes and runs them itself.
+extension AsyncStream<ServerCall>.Continuation: CallSink {
+    func start(_ call: ServerCall) { yield(call) }
+}
+
 /// Starts each call of one connection as a task of its own, straight from the event loop, and lets the
 /// connection's serving task wait until the connection has finished and its last call has ended.
 ///

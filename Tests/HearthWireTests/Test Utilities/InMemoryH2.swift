@@ -112,8 +112,3 @@ final class InMemoryServer {
         }
     }
 }
-
-/// The in-memory server hands its calls to the test, which takes them from a stream and runs them itself.
-extension AsyncStream<ServerCall>.Continuation: CallSink {
-    func start(_ call: ServerCall) { yield(call) }
-}
