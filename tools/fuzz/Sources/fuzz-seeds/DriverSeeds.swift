@@ -26,7 +26,7 @@ enum DriverSeeds {
         try spinner.report(trait: SchemaSeeds.spinnerID, [0: .uint(1200)])
         try speaker.report(trait: 0x0008, endpoint: 2, [0: .uint(200)])
         try spinner.setConnectivity(.offline, trait: SchemaSeeds.spinnerID)
-        let reports = drain(vendor)
+        let reports = try drain(vendor)
         try corpus.add("vendor-announce-report", framed(announce + reports))
         try speaker.emit(trait: 0x0006, event: 0, fields: [:], endpoint: 1)
         try corpus.add("vendor-announce-report-event", framed(announce + reports + drain(vendor)))
@@ -75,9 +75,10 @@ enum DriverSeeds {
     }
 
     /// What the driver would send next; event times fixed, so that the seeds are the same on every run.
-    static func drain(_ driver: Driver) -> [Hearth_V1_DriverMessage] {
-        driver.store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages.map { message in
-            var message = message
+    static func drain(_ driver: Driver) throws -> [Hearth_V1_DriverMessage] {
+        // The store hands out encoded messages (what the writer sends); the seeds edit them as messages.
+        try driver.store.drain(maxTraitsPerReport: 1000, devicesPerAnnounce: 200).messages.map { bytes in
+            var message = try Hearth_V1_DriverMessage(serializedBytes: bytes)
             if case .events = message.kind {
                 for index in message.events.events.indices { message.events.events[index].timestampMs = 1_764_000_000_000 }
             }
