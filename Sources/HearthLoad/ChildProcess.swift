@@ -4,9 +4,8 @@ import Synchronization
 
 /// A child process with a pipe to its standard input and its standard output read line by line.
 public final class ChildProcess: Sendable {
-    /// Foundation's `Process` predates Sendable: it is only started here, then read (pid, state) or
-    /// signalled, which it allows from any thread.
-    nonisolated(unsafe) let process: Process
+    /// Started here, then only read (pid, state) or signalled.
+    let process: Process
     let input: FileHandle
     let lines = LineBuffer()
 

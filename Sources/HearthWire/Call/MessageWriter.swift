@@ -12,11 +12,16 @@ internal import NIOCore
 /// compressed with it; ``write(_:compressed:)`` chooses per message.
 public struct MessageWriter<Message>: Sendable {
     let bridge: StreamBridge
-    let codec: MessageCodec<Message>
+    @usableFromInline let codec: MessageCodec<Message>
 
     /// Queues one message, compressed if the call has an encoding.
+    ///
+    /// Inlinable on purpose: inlined into a handler's loop, it is specialized for the message type and its
+    /// own executor check merges with the caller's, so a message that finds room in the buffer costs no
+    /// suspension point and no executor switch. Only a full buffer awaits.
+    @inlinable
     public func write(_ message: Message) async throws {
-        try await write(message, compressed: true)
+        if try queue(serialize(message), compressed: true) { try await waitForRoom() }
     }
 
     /// Queues one message, choosing whether it is compressed.
@@ -26,9 +31,39 @@ public struct MessageWriter<Message>: Sendable {
     ///   - compressed: false sends it uncompressed (flag 0) even when the call has an encoding; true compresses
     ///     it with the call's encoding, or sends it uncompressed when the call has none.
     /// - Throws: ``RPCError`` once the call can no longer send.
+    @inlinable
     public func write(_ message: Message, compressed: Bool) async throws {
-        let (bytes, flag) = try encode(message, compressed: compressed)
-        try await bridge.write { [bytes] buffer in GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
+        if try queue(serialize(message), compressed: compressed) { try await waitForRoom() }
+    }
+
+    /// The message's encoding, or INTERNAL when the codec cannot encode it.
+    @inlinable
+    func serialize(_ message: Message) throws -> [UInt8] {
+        do {
+            return try codec.serialize(message)
+        } catch {
+            throw Self.encodingFailed(error)
+        }
+    }
+
+    @usableFromInline
+    static func encodingFailed(_ error: any Error) -> RPCError {
+        RPCError(code: .internal, message: "could not encode message: \(error)")
+    }
+
+    /// Frames one encoded message into the call's buffer (compressing it when asked and the call has an
+    /// encoding) without suspending.
+    /// - Returns: true when the buffer is full and the writer must ``waitForRoom()``.
+    @usableFromInline
+    func queue(_ bytes: [UInt8], compressed: Bool) throws -> Bool {
+        let (bytes, flag) = try compress(bytes, compressed: compressed)
+        return try bridge.append { buffer in GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
+    }
+
+    /// Suspends until the peer has taken the call's buffer down to its low watermark.
+    @usableFromInline
+    func waitForRoom() async throws {
+        try await bridge.waitForOutboundRoom()
     }
 
     /// Queues each message in order, compressed if the call has an encoding.
@@ -37,29 +72,23 @@ public struct MessageWriter<Message>: Sendable {
     /// so a batch leaves in as few DATA frames as flow control allows; the call then waits for room once.
     public func write(contentsOf messages: some Sequence<Message>) async throws {
         var framed: [(bytes: [UInt8], compressed: Bool)] = []
-        for message in messages { framed.append(try encode(message, compressed: true)) }
+        for message in messages { framed.append(try compress(serialize(message), compressed: true)) }
         guard !framed.isEmpty else { return }
         try await bridge.write { [framed] buffer in
             for (bytes, flag) in framed { GRPCMessageFramer.append(bytes, compressed: flag, to: &buffer) }
         }
     }
 
-    /// The message's bytes, compressed when asked and the call has an encoding, and its compressed flag.
-    private func encode(_ message: Message, compressed: Bool) throws -> ([UInt8], Bool) {
-        var bytes: [UInt8]
-        do {
-            bytes = try codec.serialize(message)
-        } catch {
-            throw RPCError(code: .internal, message: "could not encode message: \(error)")
-        }
+    /// The bytes to send and their compressed flag: `bytes` compressed with the call's encoding when asked
+    /// and the call has one.
+    private func compress(_ bytes: [UInt8], compressed: Bool) throws -> ([UInt8], Bool) {
         // The first message fixes the encoding (the response headers name it).
         let encoding = bridge.outboundCompression.fix()
         guard compressed, let encoding else { return (bytes, false) }
         do {
-            bytes = try Zlib.compress(bytes, encoding: encoding)
+            return (try Zlib.compress(bytes, encoding: encoding), true)
         } catch {
             throw RPCError(code: .internal, message: "could not compress message: \(error)")
         }
-        return (bytes, true)
     }
 }

@@ -224,10 +224,13 @@ extension StreamBridge {
 // MARK: - Outbound
 
 extension StreamBridge {
-    /// Task side: appends one framed message and suspends while the buffer
-    /// is over its high watermark.
+    /// Task side: appends framed bytes without suspending. When it returns true the buffer is over its high
+    /// watermark and the writer must ``waitForOutboundRoom()`` before it writes again.
+    ///
+    /// Kept synchronous so that a message written while there is room costs no suspension point and no
+    /// executor check: ``MessageWriter`` awaits only when it has to wait.
     /// - Throws: ``RPCError`` when the stream can no longer send.
-    func write(_ append: (inout ByteBuffer) -> Void) async throws {
+    func append(_ append: (inout ByteBuffer) -> Void) throws -> Bool {
         let (shouldNotify, full, verdict): (Bool, Bool, ConnectionBudget.Verdict) = try state.withLock { s in
             if let failure = s.failure { throw failure }
             guard s.outboundEnd == nil else {
@@ -256,10 +259,18 @@ extension StreamBridge {
             }
         }
         if shouldNotify { notify(.outboundReady) }
-        if full { try await waitForOutboundRoom() }
+        return full
     }
 
-    private func waitForOutboundRoom() async throws {
+    /// Task side: appends framed bytes and suspends while the buffer is over its high watermark.
+    /// - Throws: ``RPCError`` when the stream can no longer send.
+    func write(_ append: (inout ByteBuffer) -> Void) async throws {
+        if try self.append(append) { try await waitForOutboundRoom() }
+    }
+
+    /// Task side: suspends until the peer has taken the buffer down to its low watermark.
+    /// - Throws: ``RPCError`` when the stream failed with bytes still queued; `CancellationError` when cancelled.
+    func waitForOutboundRoom() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let immediate: Result<Void, any Error>? = state.withLock { s in

@@ -31,6 +31,23 @@ struct GRPCMessageDeframerTests {
         }
     }
 
+    @Test("contiguous and non-contiguous messages are framed to the same bytes: flag, big-endian length, body")
+    func framingPaths() {
+        for (count, compressed) in [(0, false), (1, true), (300, false), (70_000, true)] {
+            let body = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            var contiguous = ByteBuffer(bytes: [0xAA])  // framing appends after what is there
+            GRPCMessageFramer.append(body, compressed: compressed, to: &contiguous)
+            var generic = ByteBuffer(bytes: [0xAA])
+            GRPCMessageFramer.append((0..<count).lazy.map { UInt8(truncatingIfNeeded: $0 &* 7) }, compressed: compressed, to: &generic)
+            let length = UInt32(count)
+            let expected: [UInt8] =
+                [0xAA, compressed ? 1 : 0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + body
+            #expect(Array(contiguous.readableBytesView) == expected)
+            #expect(Array(generic.readableBytesView) == expected)
+        }
+    }
+
     @Test("a message split at every possible byte boundary comes out whole")
     func partialReads() throws {
         let bytes = framed([[1, 2, 3, 4, 5, 6, 7]])
