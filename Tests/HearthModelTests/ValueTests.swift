@@ -50,4 +50,23 @@ struct ValueTests {
         #expect(SourceConnectivity.aggregate([online, online, .unknown]) == online)
         #expect(SourceConnectivity.aggregate([SourceConnectivity]()) == .unknown)
     }
+
+    @Test("the one-pass aggregate agrees with the rule on sets, for every list of up to three parts")
+    func aggregateMatchesRule() {
+        // The rule as the API states it: the distinct known values; none, one, or several.
+        func rule(_ parts: [SourceConnectivity]) -> SourceConnectivity {
+            let states = Set(parts.map(\.connectivityState)).subtracting([.unknown])
+            let localities = Set(parts.map(\.dataSourceLocality)).subtracting([.unspecified])
+            return SourceConnectivity(
+                connectivityState: states.count > 1 ? .partiallyOnline : states.first ?? .unknown,
+                dataSourceLocality: localities.count > 1 ? .mixed : localities.first ?? .unspecified)
+        }
+        let one = ConnectivityState.allCases.flatMap { state in
+            DataSourceLocality.allCases.map { SourceConnectivity(connectivityState: state, dataSourceLocality: $0) }
+        }
+        var lists: [[SourceConnectivity]] = [[]]
+        for _ in 0..<3 { lists += lists.filter { $0.count == lists.last!.count }.flatMap { list in one.map { list + [$0] } } }
+        #expect(lists.count == 1 + 20 + 400 + 8000)
+        for parts in lists { #expect(SourceConnectivity.aggregate(parts) == rule(parts), "\(parts)") }
+    }
 }

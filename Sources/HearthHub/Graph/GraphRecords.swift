@@ -64,10 +64,11 @@ public struct DeviceRecord: Hashable, Sendable {
 
     /// Connectivity aggregated over all traits.
     public var sourceConnectivity: SourceConnectivity {
-        SourceConnectivity.aggregate(
-            types.flatMap(\.traits).map {
-                SourceConnectivity(connectivityState: $0.connectivity, dataSourceLocality: $0.locality)
-            })
+        var aggregate = SourceConnectivity.Aggregate()
+        for type in types {
+            for trait in type.traits { aggregate.add(trait.connectivity, trait.locality) }
+        }
+        return aggregate.result
     }
 
     func typeIndex(endpoint: UInt32) -> Int? { types.firstIndex { $0.endpoint == endpoint } }
@@ -78,12 +79,14 @@ public struct DeviceRecord: Hashable, Sendable {
         var changed = false
         for t in types.indices {
             for i in types[t].traits.indices {
-                var trait = types[t].traits[i]
-                trait.connectivity = connectivity
-                if let confirmed { trait.confirmed = confirmed }
-                guard trait != types[t].traits[i] else { continue }
-                trait.revision = revision
-                types[t].traits[i] = trait
+                // Changed in place, and compared on the two fields it sets (not the whole record, whose
+                // attribute dictionary a restart would otherwise compare once per trait).
+                let trait = types[t].traits[i]
+                guard trait.connectivity != connectivity || (confirmed.map { $0 != trait.confirmed } ?? false)
+                else { continue }
+                types[t].traits[i].connectivity = connectivity
+                if let confirmed { types[t].traits[i].confirmed = confirmed }
+                types[t].traits[i].revision = revision
                 changed = true
             }
         }

@@ -27,25 +27,46 @@ public struct SourceConnectivity: Hashable, Sendable, Codable {
     /// unknown parts are ignored unless everything is unknown. Localities that all agree keep their value;
     /// several different ones give mixed.
     public static func aggregate(_ parts: some Sequence<SourceConnectivity>) -> SourceConnectivity {
-        let parts = Array(parts)
-        let states = Set(parts.map(\.connectivityState)).subtracting([.unknown])
-        let state: ConnectivityState
-        if states.isEmpty {
-            state = .unknown
-        } else if states.count == 1, let only = states.first {
-            state = only
-        } else {
-            state = .partiallyOnline
+        var aggregate = Aggregate()
+        for part in parts { aggregate.add(part) }
+        return aggregate.result
+    }
+
+    /// ``aggregate(_:)`` one part at a time, without collecting the parts: a hub encoding a snapshot
+    /// aggregates every device's traits, and building arrays and sets for it was a tenth of that work.
+    public struct Aggregate: Sendable {
+        private var state: ConnectivityState?
+        private var statesDiffer = false
+        private var locality: DataSourceLocality?
+        private var localitiesDiffer = false
+
+        /// No parts yet: the result is ``SourceConnectivity/unknown``.
+        public init() {}
+
+        /// Adds one trait's connectivity.
+        public mutating func add(_ part: SourceConnectivity) {
+            add(part.connectivityState, part.dataSourceLocality)
         }
-        let localities = Set(parts.map(\.dataSourceLocality)).subtracting([.unspecified])
-        let locality: DataSourceLocality
-        if localities.isEmpty {
-            locality = .unspecified
-        } else if localities.count == 1, let only = localities.first {
-            locality = only
-        } else {
-            locality = .mixed
+
+        /// Adds one trait's connectivity, given as its two fields.
+        public mutating func add(_ partState: ConnectivityState, _ partLocality: DataSourceLocality) {
+            if partState != .unknown {
+                if let state { statesDiffer = statesDiffer || state != partState } else { state = partState }
+            }
+            if partLocality != .unspecified {
+                if let locality {
+                    localitiesDiffer = localitiesDiffer || locality != partLocality
+                } else {
+                    locality = partLocality
+                }
+            }
         }
-        return SourceConnectivity(connectivityState: state, dataSourceLocality: locality)
+
+        /// The aggregate of the parts added so far.
+        public var result: SourceConnectivity {
+            SourceConnectivity(
+                connectivityState: statesDiffer ? .partiallyOnline : state ?? .unknown,
+                dataSourceLocality: localitiesDiffer ? .mixed : locality ?? .unspecified)
+        }
     }
 }
