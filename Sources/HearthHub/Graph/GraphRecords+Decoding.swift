@@ -1,0 +1,114 @@
+import HearthModel
+import HearthProto
+
+/// The store's rows read straight into records (``ProtoReader``), the way ``DeviceRecord/appendFramedChange``
+/// writes them: a cold start decodes every device and trait row, and swift-protobuf's generated messages,
+/// decoded through generic code and then converted, were about a third of a restart's CPU. Each function
+/// gives what `init(proto:)` gives for swift-protobuf's decoding of the same bytes, or throws
+/// ``ProtoReader/Unsupported`` for bytes it does not handle; the store then decodes those with swift-protobuf
+/// (`RecordDecodingTests` compares the two).
+extension TraitRecord {
+    /// Reads a `hearth.v1.TraitState` message body.
+    init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
+        self.init(
+            traitID: TraitID(0), attributes: [:], connectivity: .unknown, locality: .unspecified, confirmed: false,
+            revision: 0)
+        while let (number, wireType) = try reader.nextField() {
+            switch number {
+            case 1: traitID = TraitID(UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType)))
+            case 2:
+                let (id, value) = try Value.idAndValue(reader.delimited(wireType: wireType))
+                attributes[AttributeID(id)] = value
+            case 3:
+                let raw = Int(try reader.varint32(wireType))
+                connectivity = ConnectivityState(proto: .init(rawValue: raw) ?? .UNRECOGNIZED(raw))
+            case 4:
+                let raw = Int(try reader.varint32(wireType))
+                locality = DataSourceLocality(proto: .init(rawValue: raw) ?? .UNRECOGNIZED(raw))
+            case 5: confirmed = try reader.varint(wireType: wireType) != 0
+            case 6: revision = try reader.varint(wireType: wireType)
+            default: try reader.skip(wireType: wireType)
+            }
+        }
+    }
+
+    /// Reads the trait state of a `hearth.v1.Change` whose kind is `trait` (a state row of kind `change`).
+    /// Another kind throws: swift-protobuf would give an empty state, which no row holds.
+    init(changeProtoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
+        var state: UnsafeRawBufferPointer?
+        while let (number, wireType) = try reader.nextField() {
+            switch number {
+            case 1: _ = try reader.varint(wireType: wireType)
+            case 8:
+                guard state == nil else { throw ProtoReader.Unsupported() }
+                var change = ProtoReader(try reader.delimited(wireType: wireType))
+                var found: UnsafeRawBufferPointer?
+                while let (field, type) = try change.nextField() {
+                    guard field == 3 else {
+                        try change.skip(wireType: type)
+                        continue
+                    }
+                    guard found == nil else { throw ProtoReader.Unsupported() }
+                    found = try change.delimited(wireType: type)
+                }
+                state = found ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            case 2...7, 9: throw ProtoReader.Unsupported()
+            default: try reader.skip(wireType: wireType)
+            }
+        }
+        guard let state else { throw ProtoReader.Unsupported() }
+        try self.init(protoBytes: state)
+    }
+}
+
+extension DeviceRecord {
+    /// Reads a `hearth.v1.Device` message body (its aggregate connectivity and locality, fields 8 and 9, are
+    /// derived from the traits, as `init(proto:localID:)` does).
+    init(protoBytes bytes: UnsafeRawBufferPointer, localID: String) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
+        self.init(
+            id: "", driverID: "", localID: localID, structureID: nil, roomID: nil, name: "", isMatterDevice: false,
+            types: [], revision: 0)
+        while let (number, wireType) = try reader.nextField() {
+            switch number {
+            case 1: id = try reader.string(wireType: wireType)
+            case 2: driverID = try reader.string(wireType: wireType)
+            case 3: structureID = try reader.string(wireType: wireType)
+            case 4: roomID = try reader.string(wireType: wireType)
+            case 5: name = try reader.string(wireType: wireType)
+            case 6: isMatterDevice = try reader.varint(wireType: wireType) != 0
+            case 7: types.append(try TypeInstanceRecord(protoBytes: reader.delimited(wireType: wireType)))
+            case 10: revision = try reader.varint(wireType: wireType)
+            default: try reader.skip(wireType: wireType)
+            }
+        }
+        if structureID?.isEmpty == true { structureID = nil }
+        if roomID?.isEmpty == true { roomID = nil }
+    }
+}
+
+extension TypeInstanceRecord {
+    /// Reads a `hearth.v1.DeviceTypeInstance` message body.
+    init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
+        self.init(endpoint: 0, deviceTypeID: DeviceTypeID(0), primary: false, traits: [])
+        while let (number, wireType) = try reader.nextField() {
+            switch number {
+            case 1: endpoint = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
+            case 2: deviceTypeID = DeviceTypeID(UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType)))
+            case 3: primary = try reader.varint(wireType: wireType) != 0
+            case 4: traits.append(try TraitRecord(protoBytes: reader.delimited(wireType: wireType)))
+            default: try reader.skip(wireType: wireType)
+            }
+        }
+    }
+}
+
+extension ProtoReader {
+    /// An enum field's raw value: swift-protobuf reads an enum as a 32-bit signed integer.
+    fileprivate mutating func varint32(_ wireType: UInt8) throws(Unsupported) -> Int32 {
+        Int32(truncatingIfNeeded: try varint(wireType: wireType))
+    }
+}
