@@ -96,8 +96,17 @@ package struct ProtoReader {
 }
 
 extension Value {
+    /// Values nested deeper than this (lists and structs inside each other) are left to swift-protobuf, whose
+    /// own depth limit then applies: the reader recurses once per level.
+    package static let protoReaderDepthLimit = 32
+
     /// Reads a `hearth.v1.Value` message body, as `Value(proto:)` would convert swift-protobuf's decoding.
     package init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
+        try self.init(protoBytes: bytes, depth: 0)
+    }
+
+    private init(protoBytes bytes: UnsafeRawBufferPointer, depth: Int) throws(ProtoReader.Unsupported) {
+        guard depth < Self.protoReaderDepthLimit else { throw ProtoReader.Unsupported() }
         var reader = ProtoReader(bytes)
         var value = Value.null
         var sawMessage = false
@@ -116,7 +125,10 @@ extension Value {
                 guard !sawMessage else { throw ProtoReader.Unsupported() }
                 sawMessage = true
                 let body = try reader.delimited(wireType: wireType)
-                value = number == 7 ? .list(try Self.list(body)) : .struct(try Self.idAndValues(body, FieldID.init))
+                value =
+                    number == 7
+                    ? .list(try Self.list(body, depth: depth + 1))
+                    : .struct(try Self.idAndValues(body, depth: depth + 1))
             case 9: value = .enum(UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType)))
             case 10:
                 _ = try reader.varint(wireType: wireType)
@@ -128,7 +140,7 @@ extension Value {
     }
 
     /// A `ListValue` body's values.
-    private static func list(_ bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> [Value] {
+    private static func list(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(ProtoReader.Unsupported) -> [Value] {
         var reader = ProtoReader(bytes)
         var values: [Value] = []
         while let (number, wireType) = try reader.nextField() {
@@ -136,31 +148,33 @@ extension Value {
                 try reader.skip(wireType: wireType)
                 continue
             }
-            values.append(try Value(protoBytes: reader.delimited(wireType: wireType)))
+            values.append(try Value(protoBytes: reader.delimited(wireType: wireType), depth: depth))
         }
         return values
     }
 
     /// A `StructValue` body's fields (repeated field 1 of `{ uint32 id = 1; Value value = 2; }`) by id; a
     /// later duplicate id wins.
-    private static func idAndValues<ID: Hashable>(
-        _ bytes: UnsafeRawBufferPointer, _ makeID: (UInt32) -> ID
-    ) throws(ProtoReader.Unsupported) -> [ID: Value] {
+    private static func idAndValues(
+        _ bytes: UnsafeRawBufferPointer, depth: Int
+    ) throws(ProtoReader.Unsupported) -> [FieldID: Value] {
         var reader = ProtoReader(bytes)
-        var out: [ID: Value] = [:]
+        var out: [FieldID: Value] = [:]
         while let (number, wireType) = try reader.nextField() {
             guard number == 1 else {
                 try reader.skip(wireType: wireType)
                 continue
             }
-            let (id, value) = try idAndValue(reader.delimited(wireType: wireType))
-            out[makeID(id)] = value
+            let (id, value) = try idAndValue(reader.delimited(wireType: wireType), depth: depth)
+            out[FieldID(id)] = value
         }
         return out
     }
 
     /// One message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`); a missing value is null.
-    package static func idAndValue(_ bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> (UInt32, Value) {
+    package static func idAndValue(
+        _ bytes: UnsafeRawBufferPointer, depth: Int = 0
+    ) throws(ProtoReader.Unsupported) -> (UInt32, Value) {
         var reader = ProtoReader(bytes)
         var id: UInt32 = 0
         var value: Value?
@@ -169,7 +183,7 @@ extension Value {
             case 1: id = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
                 guard value == nil else { throw ProtoReader.Unsupported() }
-                value = try Value(protoBytes: reader.delimited(wireType: wireType))
+                value = try Value(protoBytes: reader.delimited(wireType: wireType), depth: depth)
             default: try reader.skip(wireType: wireType)
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import HearthModel
+@testable import HearthModel
 import HearthProto
 import SwiftProtobuf
 
@@ -12,7 +12,8 @@ import SwiftProtobuf
 /// attribute of one trait. Bit 7 keeps a trait id the catalog does not know (otherwise it is mapped onto a
 /// builtin trait, see ``Catalog/knownTrait(_:)``).
 ///
-/// Checked: every value converts to the wire and back unchanged, and survives its JSON form.
+/// Checked: every value converts to the wire and back unchanged, and survives its JSON form; a bare value
+/// read by the cold start's direct reader reads as swift-protobuf reads it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var input = FuzzInput(start: start, count: count)
@@ -42,6 +43,7 @@ public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
         let eventID = EventID(event.eventID)
         _ = try? validator.validateEvent(trait: trait(event.traitID), event: eventID, fields: fields)
     default:
+        checkDirectReading(bytes)
         guard let proto = try? Hearth_V1_Value(serializedBytes: bytes, options: .hub) else { return 0 }
         let value = checked(proto)
         let schema = validator.catalog.trait(Catalog.knownTrait(UInt32(selector >> 3)))!
@@ -52,6 +54,19 @@ public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
         }
     }
     return 0
+}
+
+/// A hub's cold start reads stored values without swift-protobuf (``Value/init(protoBytes:)``); whatever that
+/// reader accepts, swift-protobuf must read the same (compared on the re-encoded bytes, so that a NaN counts
+/// as itself). What it refuses is left to swift-protobuf, so refusing is always allowed.
+func checkDirectReading(_ bytes: [UInt8]) {
+    guard let direct = try? bytes.withUnsafeBytes({ try Value(protoBytes: $0) }) else { return }
+    guard let proto = try? Hearth_V1_Value(serializedBytes: bytes) else {
+        fatalError("the direct reader accepted a value swift-protobuf refuses: \(bytes)")
+    }
+    let ours: [UInt8] = try! direct.proto.serializedBytes()
+    let theirs: [UInt8] = try! Value(proto: proto).proto.serializedBytes()
+    precondition(ours == theirs, "the direct reader read \(direct), swift-protobuf \(Value(proto: proto))")
 }
 
 /// The wire value as a ``Value``, after checking that it goes back to the wire unchanged and survives JSON.
