@@ -33,6 +33,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Lean watchers (raw Watch streams without HearthSDK) to add: the hub's fan-out to K readers.")
     var watchers: Int?
     @Flag(help: "Skip the stalled-client phase.") var noStall = false
+    @Option(help: "OnOff toggles per second in the command phase, spread over the clients (overrides the preset).")
+    var commandRate: Double?
+    @Option(help: "Seconds of the command phase (overrides the preset).") var commandSeconds: Double?
 
     func run() async throws {
         guard var plan = LoadPlan.presets[preset] else {
@@ -53,6 +56,14 @@ struct Run: AsyncParsableCommand {
         }
         guard !plan.clientList.isEmpty else { throw ValidationError("no clients: give --clients or --watchers") }
         if noStall { plan.stall = false }
+        if let commandRate {
+            guard commandRate >= 0 else { throw ValidationError("--command-rate must be 0 or more") }
+            plan.commandRate = commandRate
+        }
+        if let commandSeconds {
+            guard commandSeconds > 0 else { throw ValidationError("--command-seconds must be positive") }
+            plan.commandSeconds = commandSeconds
+        }
         guard plan.devices >= plan.drivers, plan.drivers > 0 else { throw ValidationError("need at least one device per driver") }
 
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
