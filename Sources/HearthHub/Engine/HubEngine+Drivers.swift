@@ -92,16 +92,22 @@ extension HubEngine {
     /// Merges attribute reports into trait state; returns what was refused (the rest is applied). Waits for
     /// the commit when too many changes are pending (see ``Configuration/maxPendingChanges``).
     public func report(driver: String, _ report: Hearth_V1_Report) async throws -> [Hearth_V1_Rejection] {
+        try await self.report(driver: driver, traits: report.traits.map(ReportedTrait.init(proto:)))
+    }
+
+    /// ``report(driver:_:)`` for traits already read (a driver's stream reads its reports straight into
+    /// them, ``InboundDriverMessage``).
+    func report(driver: String, traits: [ReportedTrait]) async throws -> [Hearth_V1_Rejection] {
         let revision = upcomingRevision
         var rejections: [Hearth_V1_Rejection] = []
         var changes: [GraphChange] = []
-        for item in report.traits {
+        for item in traits {
             // Formed only for a refusal: a valid report allocates no text.
-            func subject() -> String { "\(item.deviceID)/\(item.endpoint)/\(item.traitID)" }
+            func subject() -> String { "\(item.deviceID)/\(item.endpoint)/\(item.traitID.rawValue)" }
             let id = DeviceRecord.globalID(driver: driver, local: item.deviceID)
             let connectivity =
                 item.connectivity == .unknown ? ConnectivityState.online : ConnectivityState(proto: item.connectivity)
-            let attributes = TraitRecord.attributes(item.attributes)
+            let attributes = item.attributes
             // The trait is changed in place in the graph. Nothing may still hold the device or the trait when
             // it is (hence this scope): a copy alive then would make the change copy the device's types and
             // the trait's attributes.
@@ -113,13 +119,13 @@ extension HubEngine {
                     continue
                 }
                 guard let type = device.typeIndex(endpoint: item.endpoint),
-                    let index = device.types[type].traitIndex(TraitID(item.traitID))
+                    let index = device.types[type].traitIndex(item.traitID)
                 else {
-                    rejections.append(Self.rejection(subject(), .notFound, "device '\(item.deviceID)' has no trait \(TraitID(item.traitID)) on endpoint \(item.endpoint)"))
+                    rejections.append(Self.rejection(subject(), .notFound, "device '\(item.deviceID)' has no trait \(item.traitID) on endpoint \(item.endpoint)"))
                     continue
                 }
                 do {
-                    try validator.validateReport(trait: TraitID(item.traitID), attributes: attributes)
+                    try validator.validateReport(trait: item.traitID, attributes: attributes)
                 } catch {
                     rejections.append(Self.rejection(subject(), .invalidArgument, error.message))
                     continue

@@ -11,7 +11,7 @@ struct DriverServiceHandler: WireService {
     let logger: Logger
 
     func register(into router: inout ServiceRouter) {
-        router.registerBidirectional(DriverMethods.connect) { requests, writer, context in
+        router.registerBidirectional(InboundDriverMessage.connect) { requests, writer, context in
             let driver = try mappedSync {
                 switch try access.authenticate(authorization: context.requestMetadata.string(for: "authorization")) {
                 case .driver(let id): return id
@@ -19,7 +19,8 @@ struct DriverServiceHandler: WireService {
                 }
             }
             var iterator = requests.makeAsyncIterator()
-            guard let first = try await iterator.next(), case .hello(let hello) = first.kind else {
+            guard let first = try await iterator.next(), case .other(let opening) = first, case .hello(let hello) = opening.kind
+            else {
                 throw RPCError(code: .failedPrecondition, message: "the first message of a driver stream must be Hello")
             }
             guard hello.driverID.isEmpty || hello.driverID == driver else {
@@ -68,7 +69,14 @@ struct DriverServiceHandler: WireService {
         }
     }
 
-    private func handle(_ message: Hearth_V1_DriverMessage, driver: String, serial: Int, engine: HubEngine) async throws {
+    private func handle(_ inbound: InboundDriverMessage, driver: String, serial: Int, engine: HubEngine) async throws {
+        let message: Hearth_V1_DriverMessage
+        switch inbound {
+        case .report(let traits):
+            reject(try await engine.report(driver: driver, traits: traits), driver: driver, serial: serial)
+            return
+        case .other(let other): message = other
+        }
         var rejections: [Hearth_V1_Rejection] = []
         switch message.kind {
         case .announce(let announce):
@@ -93,6 +101,10 @@ struct DriverServiceHandler: WireService {
         case nil:
             rejections = [HubEngine.rejection("message", .invalidArgument, "empty driver message")]
         }
+        reject(rejections, driver: driver, serial: serial)
+    }
+
+    private func reject(_ rejections: [Hearth_V1_Rejection], driver: String, serial: Int) {
         for rejection in rejections {
             var reply = Hearth_V1_HubMessage()
             reply.rejection = rejection

@@ -49,7 +49,7 @@ final class DriverStreamFuzz: Sendable {
     }
 
     /// One driver session: connect, the messages in order, disconnect, and the engine put back.
-    func apply(_ messages: [Hearth_V1_DriverMessage]) {
+    func apply(_ messages: [InboundDriverMessage]) {
         let engine = engine
         let baseRooms = baseRooms
         runBlocking {
@@ -78,7 +78,14 @@ final class DriverStreamFuzz: Sendable {
     }
 
     /// What `DriverServiceHandler` does with one message after Hello, minus the replies.
-    static func handle(_ message: Hearth_V1_DriverMessage, driver: String, engine: HubEngine) async throws {
+    static func handle(_ inbound: InboundDriverMessage, driver: String, engine: HubEngine) async throws {
+        let message: Hearth_V1_DriverMessage
+        switch inbound {
+        case .report(let traits):
+            _ = try await engine.report(driver: driver, traits: traits)
+            return
+        case .other(let other): message = other
+        }
         switch message.kind {
         case .announce(let announce): _ = try await engine.announce(driver: driver, announce)
         case .report(let report): _ = try await engine.report(driver: driver, report)
