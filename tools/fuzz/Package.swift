@@ -101,6 +101,7 @@ let package = Package(
                 .product(name: "HearthHub", package: "Hearth"),
                 .product(name: "HearthModel", package: "Hearth"),
                 .product(name: "HearthProto", package: "Hearth"),
+                .product(name: "HearthWire", package: "Hearth"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -1,5 +1,6 @@
 import FuzzSupport
 import HearthProto
+import HearthWire
 import NIOCore
 import SwiftProtobuf
 
