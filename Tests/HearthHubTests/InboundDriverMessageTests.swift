@@ -79,14 +79,7 @@ struct InboundDriverMessageTests {
     @Test("a damaged report is read as swift-protobuf reads it, or refused by both, or left to swift-protobuf")
     func damaged() throws {
         let bytes: [UInt8] = try Self.report.serializedBytes()
-        var variants: [[UInt8]] = (0..<bytes.count).map { Array(bytes[..<$0]) }
-        for i in bytes.indices {
-            for replacement in [0x00, 0xFF, bytes[i] ^ 0x80, bytes[i] &+ 1, 0x1A, 0x0D] as [UInt8] {
-                var copy = bytes
-                copy[i] = replacement
-                variants.append(copy)
-            }
-        }
+        let variants = damagedVariants(of: bytes, keys: [0x1A, 0x0D])
         var direct = 0
         for variant in variants {
             let protobuf = try? Hearth_V1_DriverMessage(serializedBytes: variant)

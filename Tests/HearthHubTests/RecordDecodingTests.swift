@@ -78,14 +78,7 @@ struct RecordDecodingTests {
         var nans = 0
         for device in Self.devices {
             let bytes: [UInt8] = try device.proto.serializedBytes()
-            var variants: [[UInt8]] = (0..<bytes.count).map { Array(bytes[..<$0]) }
-            for i in bytes.indices {
-                for replacement in [0x00, 0xFF, bytes[i] ^ 0x80, bytes[i] &+ 1, 0x0B, 0x0D] as [UInt8] {
-                    var copy = bytes
-                    copy[i] = replacement
-                    variants.append(copy)
-                }
-            }
+            let variants = damagedVariants(of: bytes, keys: [0x0B, 0x0D])
             for variant in variants {
                 guard let direct = try? variant.withUnsafeBytes({ try DeviceRecord(protoBytes: $0, localID: "l") })
                 else {
