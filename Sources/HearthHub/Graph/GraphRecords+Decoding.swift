@@ -1,5 +1,6 @@
 import HearthModel
 import HearthProto
+import SwiftProtobuf
 
 /// The store's rows read straight into records (``ProtoReader``), the way ``DeviceRecord/appendFramedChange``
 /// writes them: a cold start decodes every device and trait row, and swift-protobuf's generated messages,
@@ -20,12 +21,8 @@ extension TraitRecord {
             case 2:
                 let (id, value) = try Value.idAndValue(reader.delimited(wireType: wireType))
                 attributes[AttributeID(id)] = value
-            case 3:
-                let raw = Int(try reader.varint32(wireType))
-                connectivity = ConnectivityState(proto: .init(rawValue: raw) ?? .UNRECOGNIZED(raw))
-            case 4:
-                let raw = Int(try reader.varint32(wireType))
-                locality = DataSourceLocality(proto: .init(rawValue: raw) ?? .UNRECOGNIZED(raw))
+            case 3: connectivity = ConnectivityState(proto: try reader.enumValue(wireType: wireType))
+            case 4: locality = DataSourceLocality(proto: try reader.enumValue(wireType: wireType))
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
             case 6: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)
@@ -36,30 +33,24 @@ extension TraitRecord {
     /// Reads the trait state of a `hearth.v1.Change` whose kind is `trait` (a state row of kind `change`).
     /// Another kind throws: swift-protobuf would give an empty state, which no row holds.
     init(changeProtoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
-        var state: UnsafeRawBufferPointer?
-        while let (number, wireType) = try reader.nextField() {
-            switch number {
-            case 1: _ = try reader.varint(wireType: wireType)
-            case 8:
-                guard state == nil else { throw ProtoReader.Unsupported() }
-                var change = ProtoReader(try reader.delimited(wireType: wireType))
-                var found: UnsafeRawBufferPointer?
-                while let (field, type) = try change.nextField() {
-                    guard field == 3 else {
-                        try change.skip(wireType: type)
-                        continue
-                    }
-                    guard found == nil else { throw ProtoReader.Unsupported() }
-                    found = try change.delimited(wireType: type)
-                }
-                state = found ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            case 2...7, 9: throw ProtoReader.Unsupported()
-            default: try reader.skip(wireType: wireType)
-            }
+        // Change.trait = 8 (its oneof's other members: 2 to 9); TraitChange.state = 3.
+        guard let change = try ProtoReader.onlyMessageField(8, in: bytes, otherMembers: 2...9) else {
+            throw ProtoReader.Unsupported()
         }
-        guard let state else { throw ProtoReader.Unsupported() }
-        try self.init(protoBytes: state)
+        let state = try ProtoReader.onlyMessageField(3, in: change)
+        try self.init(protoBytes: state ?? UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// A stored trait row's state: read directly, or by swift-protobuf when the direct reader leaves it.
+    static func stored(_ bytes: [UInt8], isChange: Bool) throws -> TraitRecord {
+        let direct = bytes.withUnsafeBytes { bytes in
+            try? isChange ? TraitRecord(changeProtoBytes: bytes) : TraitRecord(protoBytes: bytes)
+        }
+        if let direct { return direct }
+        return TraitRecord(
+            proto: isChange
+                ? try Hearth_V1_Change(serializedBytes: bytes).trait.state
+                : try Hearth_V1_TraitState(serializedBytes: bytes))
     }
 }
 
@@ -87,6 +78,12 @@ extension DeviceRecord {
         if structureID?.isEmpty == true { structureID = nil }
         if roomID?.isEmpty == true { roomID = nil }
     }
+
+    /// A stored device row: read directly, or by swift-protobuf when the direct reader leaves it.
+    static func stored(_ bytes: [UInt8], localID: String) throws -> DeviceRecord {
+        if let device = bytes.withUnsafeBytes({ try? DeviceRecord(protoBytes: $0, localID: localID) }) { return device }
+        return DeviceRecord(proto: try Hearth_V1_Device(serializedBytes: bytes), localID: localID)
+    }
 }
 
 extension TypeInstanceRecord {
@@ -103,12 +100,5 @@ extension TypeInstanceRecord {
             default: try reader.skip(wireType: wireType)
             }
         }
-    }
-}
-
-extension ProtoReader {
-    /// An enum field's raw value: swift-protobuf reads an enum as a 32-bit signed integer.
-    fileprivate mutating func varint32(_ wireType: UInt8) throws(Unsupported) -> Int32 {
-        Int32(truncatingIfNeeded: try varint(wireType: wireType))
     }
 }

@@ -43,9 +43,7 @@ struct ReportedTrait: Sendable, Equatable {
             case 4:
                 let (id, value) = try Value.idAndValue(reader.delimited(wireType: wireType))
                 attributes[AttributeID(id)] = value
-            case 5:
-                let raw = Int(Int32(truncatingIfNeeded: try reader.varint(wireType: wireType)))
-                connectivity = Hearth_V1_ConnectivityState(rawValue: raw) ?? .UNRECOGNIZED(raw)
+            case 5: connectivity = try reader.enumValue(wireType: wireType)
             default: try reader.skip(wireType: wireType)
             }
         }
@@ -85,20 +83,10 @@ enum InboundDriverMessage: Sendable {
 
     /// The traits of a `DriverMessage` that is a report and nothing else; throws for any other message.
     static func directReport(_ bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> [ReportedTrait] {
-        var reader = ProtoReader(bytes)
-        var report: UnsafeRawBufferPointer?
-        while let (number, wireType) = try reader.nextField() {
-            // Another member of the oneof, or a second report (protobuf merges those), is left to swift-protobuf.
-            guard number == 3, report == nil else {
-                if number > 6 {
-                    try reader.skip(wireType: wireType)
-                    continue
-                }
-                throw ProtoReader.Unsupported()
-            }
-            report = try reader.delimited(wireType: wireType)
+        // DriverMessage.report = 3; the oneof's other members are 1 to 6.
+        guard let report = try ProtoReader.onlyMessageField(3, in: bytes, otherMembers: 1...6) else {
+            throw ProtoReader.Unsupported()
         }
-        guard let report else { throw ProtoReader.Unsupported() }
         var traits: [ReportedTrait] = []
         var fields = ProtoReader(report)
         while let (number, wireType) = try fields.nextField() {

@@ -107,26 +107,15 @@ final class SQLiteStore: HubStore {
                     (change: try Self.bytes($0, 0), previousStructureID: $0[1] as String?)
                 })
         }
-        // Read straight into records; bytes the direct reader does not handle go through swift-protobuf,
-        // whose answer stands (GraphRecords+Decoding.swift).
+        // Read straight into records; rows the direct reader leaves go through swift-protobuf
+        // (GraphRecords+Decoding.swift).
         let devices = try await Self.decodeInParallel(raw.devices) { row in
-            if let device = row.body.withUnsafeBytes({ try? DeviceRecord(protoBytes: $0, localID: row.localID) }) {
-                return device
-            }
-            return DeviceRecord(proto: try Hearth_V1_Device(serializedBytes: row.body), localID: row.localID)
+            try DeviceRecord.stored(row.body, localID: row.localID)
         }
         let traits = try await Self.decodeInParallel(raw.traits) { row in
-            let isChange = row.kind == .change
-            let direct = row.body.withUnsafeBytes { bytes in
-                try? isChange ? TraitRecord(changeProtoBytes: bytes) : TraitRecord(protoBytes: bytes)
-            }
-            let trait =
-                try direct
-                ?? TraitRecord(
-                    proto: isChange
-                        ? try Hearth_V1_Change(serializedBytes: row.body).trait.state
-                        : try Hearth_V1_TraitState(serializedBytes: row.body))
-            return TraitState(deviceID: row.deviceID, endpoint: row.endpoint, trait: trait)
+            TraitState(
+                deviceID: row.deviceID, endpoint: row.endpoint,
+                trait: try TraitRecord.stored(row.body, isChange: row.kind == .change))
         }
         let log = try await Self.decodeInParallel(raw.log) { row in
             StoredChange(

@@ -1,3 +1,5 @@
+package import SwiftProtobuf
+
 /// Protobuf's binary encoding read straight into Hearth's own types, for a hub's cold start: decoding a
 /// million stored devices through swift-protobuf's generated messages (generic decoders, a message tree per
 /// device, then a conversion) was the largest part of loading them.
@@ -79,6 +81,35 @@ package struct ProtoReader {
             throw Unsupported()
         }
         return string
+    }
+
+    /// An enum field's value: swift-protobuf reads an enum as a 32-bit signed integer.
+    package mutating func enumValue<E: SwiftProtobuf.Enum>(wireType: UInt8) throws(Unsupported) -> E
+    where E.RawValue == Int {
+        let raw = Int(Int32(truncatingIfNeeded: try varint(wireType: wireType)))
+        // Proto3 enums are open (an unknown number is `UNRECOGNIZED`): this never falls back.
+        return E(rawValue: raw) ?? E()
+    }
+
+    /// The body of message field `number` of the message `bytes`, or nil when it is absent; other fields are
+    /// skipped. Throws when the field comes twice (protobuf would merge the two) or when a field in
+    /// `otherMembers` occurs (another member of the same oneof, which the caller does not read).
+    package static func onlyMessageField(
+        _ number: UInt64, in bytes: UnsafeRawBufferPointer, otherMembers: ClosedRange<UInt64>? = nil
+    ) throws(Unsupported) -> UnsafeRawBufferPointer? {
+        var reader = ProtoReader(bytes)
+        var found: UnsafeRawBufferPointer?
+        while let (field, wireType) = try reader.nextField() {
+            if field == number {
+                guard found == nil else { throw Unsupported() }
+                found = try reader.delimited(wireType: wireType)
+            } else if otherMembers?.contains(field) == true {
+                throw Unsupported()
+            } else {
+                try reader.skip(wireType: wireType)
+            }
+        }
+        return found
     }
 
     /// Skips a field this reader does not use.
