@@ -70,13 +70,22 @@ struct DriverServiceHandler: WireService {
     }
 
     private func handle(_ inbound: InboundDriverMessage, driver: String, serial: Int, engine: HubEngine) async throws {
-        let message: Hearth_V1_DriverMessage
+        let rejections: [Hearth_V1_Rejection]
         switch inbound {
-        case .report(let traits):
-            reject(try await engine.report(driver: driver, traits: traits), driver: driver, serial: serial)
-            return
-        case .other(let other): message = other
+        case .report(let traits): rejections = try await engine.report(driver: driver, traits: traits)
+        case .other(let message): rejections = try await handle(message, driver: driver, serial: serial, engine: engine)
         }
+        for rejection in rejections {
+            var reply = Hearth_V1_HubMessage()
+            reply.rejection = rejection
+            sessions.send(driver: driver, serial: serial, reply)
+        }
+    }
+
+    /// A message other than a report read directly; returns what it refused.
+    private func handle(_ message: Hearth_V1_DriverMessage, driver: String, serial: Int, engine: HubEngine) async throws
+        -> [Hearth_V1_Rejection]
+    {
         var rejections: [Hearth_V1_Rejection] = []
         switch message.kind {
         case .announce(let announce):
@@ -101,14 +110,6 @@ struct DriverServiceHandler: WireService {
         case nil:
             rejections = [HubEngine.rejection("message", .invalidArgument, "empty driver message")]
         }
-        reject(rejections, driver: driver, serial: serial)
-    }
-
-    private func reject(_ rejections: [Hearth_V1_Rejection], driver: String, serial: Int) {
-        for rejection in rejections {
-            var reply = Hearth_V1_HubMessage()
-            reply.rejection = rejection
-            sessions.send(driver: driver, serial: serial, reply)
-        }
+        return rejections
     }
 }
