@@ -8,8 +8,8 @@ enum GRPCMessageFramer {
 
     /// Appends one framed message to `buffer`.
     ///
-    /// Contiguous bytes (the common case: an encoded message) are written in one step, prefix and body, so
-    /// the buffer checks its uniqueness and capacity once per message instead of three times.
+    /// Prefix and body are written in one step, so the buffer checks its uniqueness and capacity once per
+    /// message instead of three times. A collection without contiguous storage is copied into an array first.
     static func append(_ message: some Collection<UInt8>, compressed: Bool = false, to buffer: inout ByteBuffer) {
         let written: Void? = message.withContiguousStorageIfAvailable { body in
             let total = prefixSize + body.count
@@ -22,9 +22,6 @@ enum GRPCMessageFramer {
                 return total
             }
         }
-        if written != nil { return }
-        buffer.writeInteger(UInt8(compressed ? 1 : 0))
-        buffer.writeInteger(UInt32(message.count), endianness: .big)
-        buffer.writeBytes(message)
+        if written == nil { append(Array(message), compressed: compressed, to: &buffer) }
     }
 }
