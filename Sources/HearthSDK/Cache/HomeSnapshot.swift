@@ -144,13 +144,14 @@ final class CachedDevice: Sendable {
 extension Hearth_V1_Device {
     /// The device's connectivity and locality aggregated from its traits (after a trait change).
     mutating func refreshConnectivity() {
-        let aggregate = SourceConnectivity.aggregate(types.flatMap(\.traits).map {
-            SourceConnectivity(
-                connectivityState: ConnectivityState(proto: $0.connectivity),
-                dataSourceLocality: DataSourceLocality(proto: $0.locality))
-        })
-        connectivity = aggregate.connectivityState.proto
-        locality = aggregate.dataSourceLocality.proto
+        var aggregate = SourceConnectivity.Aggregate()
+        for type in types {
+            for trait in type.traits {
+                aggregate.add(ConnectivityState(proto: trait.connectivity), DataSourceLocality(proto: trait.locality))
+            }
+        }
+        connectivity = aggregate.result.connectivityState.proto
+        locality = aggregate.result.dataSourceLocality.proto
     }
 
     /// The device with every revision zeroed: equal when nothing a user sees differs.
