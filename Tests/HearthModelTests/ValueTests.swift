@@ -64,8 +64,13 @@ struct ValueTests {
         let one = ConnectivityState.allCases.flatMap { state in
             DataSourceLocality.allCases.map { SourceConnectivity(connectivityState: state, dataSourceLocality: $0) }
         }
-        var lists: [[SourceConnectivity]] = [[]]
-        for _ in 0..<3 { lists += lists.filter { $0.count == lists.last!.count }.flatMap { list in one.map { list + [$0] } } }
+        // Every list of length 0 to 3, one length at a time.
+        var level: [[SourceConnectivity]] = [[]]
+        var lists = level
+        for _ in 0..<3 {
+            level = level.flatMap { list in one.map { list + [$0] } }
+            lists += level
+        }
         #expect(lists.count == 1 + 20 + 400 + 8000)
         for parts in lists { #expect(SourceConnectivity.aggregate(parts) == rule(parts), "\(parts)") }
     }
