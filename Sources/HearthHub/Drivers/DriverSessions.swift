@@ -74,6 +74,9 @@ final class DriverSessions: Sendable {
     }
 
     /// Sends a request built with a fresh correlation id and waits for its result.
+    ///
+    /// The driver's answer resumes the caller directly (one wake-up); the deadline is a timer task beside
+    /// the call, cancelled once the call ends, so it is off the answer's path.
     func call(
         driver: String, timeout: Duration, _ build: (UInt64) -> Hearth_V1_HubMessage
     ) async throws -> Hearth_V1_CommandResult {
@@ -82,36 +85,31 @@ final class DriverSessions: Sendable {
             return s.nextCorrelation
         }
         let message = build(correlation)
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
-            try await withThrowingTaskGroup(of: Hearth_V1_CommandResult?.self) { group in
-                group.addTask {
-                    try await withCheckedThrowingContinuation { continuation in
-                        self.register(correlation, driver: driver, message: message, continuation)
-                    }
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
+            try await withCheckedThrowingContinuation { continuation in
+                guard self.register(correlation, driver: driver, message: message, continuation) else { return }
+                // Started once the waiter is registered, so that even a deadline already past finds it.
+                timer = Task {
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: the call ended
                     self.fail(correlation, HubError(.deadlineExceeded, "driver '\(driver)' did not answer in time"))
-                    return nil
                 }
-                while let result = try await group.next() {
-                    if let result {
-                        group.cancelAll()
-                        return result
-                    }
-                }
-                throw HubError(.internal, "command \(correlation) ended without a result")
             }
         } onCancel: {
             self.fail(correlation, HubError(.cancelled, "the caller went away"))
         }
     }
 
+    /// Registers the waiter and queues the message, unless the caller is already cancelled: checked under
+    /// the lock that ``fail(_:_:)`` takes, so a cancellation either finds the waiter or is seen here.
+    /// Returns whether the waiter now waits (false: it was resumed with the refusal).
     private func register(
         _ correlation: UInt64, driver: String, message: Hearth_V1_HubMessage,
         _ continuation: Waiter
-    ) {
+    ) -> Bool {
         let refusal: HubError? = state.withLock { s in
+            if Task.isCancelled { return HubError(.cancelled, "the caller went away") }
             guard let session = s.sessions[driver] else {
                 return HubError(.unavailable, "driver '\(driver)' is not connected")
             }
@@ -129,7 +127,9 @@ final class DriverSessions: Sendable {
                 return HubError(.internal, "unexpected enqueue result")
             }
         }
-        if let refusal { continuation.resume(throwing: refusal) }
+        guard let refusal else { return true }
+        continuation.resume(throwing: refusal)
+        return false
     }
 
     /// Delivers a driver's result. Returns false for an unknown (late, or never sent) correlation id.

@@ -36,6 +36,20 @@ extension HubEngine {
 struct Route: Sendable {
     var driverID: String
     var localID: String
+    /// The engine's validator when the command was routed: the driver's answer is checked against it off the
+    /// engine, so the answer's way back to the caller does not queue behind the engine's work.
+    var validator: Validator
+
+    /// Checks a driver's answer against the command's response schema.
+    func validateResponse(_ request: Hearth_V1_SendCommandRequest, _ fields: Hearth_V1_StructValue) throws(HubError) {
+        do {
+            try validator.validateResponse(
+                trait: TraitID(request.traitID), command: CommandID(request.commandID),
+                fields: .struct(Value.fields(of: fields)))
+        } catch {
+            throw HubError(.internal, "the driver answered with a malformed response: \(error.message)")
+        }
+    }
 }
 
 extension HubEngine {
@@ -69,17 +83,6 @@ extension HubEngine {
         return try online(device)
     }
 
-    /// Checks a driver's answer against the command's response schema.
-    func validateResponse(_ request: Hearth_V1_SendCommandRequest, _ fields: Hearth_V1_StructValue) throws(HubError) {
-        do {
-            try validator.validateResponse(
-                trait: TraitID(request.traitID), command: CommandID(request.commandID),
-                fields: .struct(Value.fields(of: fields)))
-        } catch {
-            throw HubError(.internal, "the driver answered with a malformed response: \(error.message)")
-        }
-    }
-
     private func visibleTrait(_ deviceID: String, _ endpoint: UInt32, _ traitID: UInt32, _ access: UserAccess)
         throws(HubError) -> DeviceRecord
     {
@@ -97,7 +100,7 @@ extension HubEngine {
         guard connectedDrivers.contains(device.driverID) else {
             throw HubError(.unavailable, "device '\(device.id)' is offline: driver '\(device.driverID)' is not connected")
         }
-        return Route(driverID: device.driverID, localID: device.localID)
+        return Route(driverID: device.driverID, localID: device.localID, validator: validator)
     }
 }
 

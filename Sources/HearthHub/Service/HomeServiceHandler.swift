@@ -96,7 +96,7 @@ struct HomeServiceHandler: WireService {
                         }
                     }
                 }
-                try await engine.validateResponse(request, result.fields)
+                try route.validateResponse(request, result.fields)
                 return .with { $0.fields = result.fields }
             }
         }
