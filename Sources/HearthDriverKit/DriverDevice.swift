@@ -30,6 +30,9 @@ public struct DriverDevice: Sendable, Hashable {
     ) throws(DriverError) {
         try store.update(id, trait: T.traitID, endpoint: endpoint) { values in
             var attributes = T.Attributes(values: values)
+            // The typed view holds the values' one reference while the body runs, so its change copies the
+            // stored dictionary once, not twice.
+            values = [:]
             body(&attributes)
             values = attributes.values
         }

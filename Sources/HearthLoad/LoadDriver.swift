@@ -22,10 +22,16 @@ public final class LoadDriver: Sendable {
     let devices: [LoadDevice]
     let handles: [DriverDevice]
     let state: Mutex<State>
+    /// The shortest sleep of the report generator: what falls due meanwhile is sent together, late by up to
+    /// this much (measured delays count from the due time, so they include it).
+    let tick: Duration
     let logger: Logger
 
-    /// A driver of `devices`, connected by `configuration` (its ``LoadProbe`` schema is added).
-    public init(configuration: Driver.Configuration, devices: [LoadDevice], logger: Logger) {
+    /// A driver of `devices`, connected by `configuration` (its ``LoadProbe`` schema is added), whose report
+    /// generator sleeps at least `tick` between sends.
+    public init(
+        configuration: Driver.Configuration, devices: [LoadDevice], tick: Duration = .microseconds(200), logger: Logger
+    ) {
         var configuration = configuration
         configuration.vendorTraitSchemas.append(LoadProbe.schema)
         let driver = Driver(configuration: configuration, logger: logger)
@@ -33,6 +39,7 @@ public final class LoadDriver: Sendable {
         self.devices = devices
         handles = devices.map { driver.add($0.description) }
         state = Mutex(State(seqs: Array(repeating: 0, count: devices.count)))
+        self.tick = tick
         self.logger = logger
         installHandlers()
     }
@@ -84,7 +91,7 @@ public final class LoadDriver: Sendable {
     }
 
     /// Sends `rate × seconds` reports on an open-loop schedule, from a thread of its own that sleeps with
-    /// `nanosleep` between due times: a `Task.sleep` every 200 µs cost a libdispatch timer (a write to its
+    /// `nanosleep` between due times (at least ``tick``): a `Task.sleep` every 200 µs cost a libdispatch timer (a write to its
     /// manager thread and two thread wake-ups) per wake, more CPU than the DriverKit being measured.
     func emit(rate: Double, seconds: Double) async -> PhaseResult {
         await withCheckedContinuation { continuation in
@@ -96,6 +103,7 @@ public final class LoadDriver: Sendable {
 
     private func emitBlocking(rate: Double, seconds: Double) -> PhaseResult {
         let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: rate, seconds: seconds)
+        let tickNanos = UInt64(tick.components.seconds) * 1_000_000_000 + UInt64(tick.components.attoseconds / 1_000_000_000)
         var result = PhaseResult()
         while result.sent < schedule.total {
             let now = LoadProbe.now()
@@ -107,7 +115,7 @@ public final class LoadDriver: Sendable {
                 result.sent += 1
             }
             guard result.sent < schedule.total else { break }
-            let wait = max(schedule.due(result.sent) - min(schedule.due(result.sent), LoadProbe.now()), 200_000)
+            let wait = max(schedule.due(result.sent) - min(schedule.due(result.sent), LoadProbe.now()), tickNanos)
             var time = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
             nanosleep(&time, nil)
         }

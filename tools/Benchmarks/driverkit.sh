@@ -4,21 +4,25 @@
 # tools/fanout (hearth_pub: libnghttp2 + protobuf-c) and the C driver SDK (c/driver's bench-driver on
 # libhearth-driver), each alone against a release hub with no watchers.
 #
-#   tools/Benchmarks/driverkit.sh [--devices N] [--rates "5000 20000"] [--seconds S]
+#   tools/Benchmarks/driverkit.sh [--devices N] [--rates "5000 20000"] [--seconds S] [--tick-us T]
 #
+# Every driver sends what falls due in the same millisecond together, as the C ones always did: the
+# DriverKit driver's generator sleeps at least T µs (default 1000; the load test's drivers use 200, which
+# costs the generator's thread about a tenth of the process's CPU in sleeps and wake-ups at 20,000/s).
 # Prints, per rate and driver: reports sent, the driver process's CPU (utime + stime) in µs per report and in %
 # of one core, how far it fell behind its schedule, and the hub's CPU per report. DRIVERKIT_NO_BUILD=1 uses
 # .build/release as it is. Both drivers run on CPU 0 and the hub on CPU 1 when the machine has two.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-devices=10000 rates="5000 20000" seconds=10
+devices=10000 rates="5000 20000" seconds=10 tick=1000
 while (($#)); do
   [[ $# -ge 2 ]] || { echo "driverkit: $1 needs a value" >&2; exit 2; }
   case $1 in
     --devices) devices=$2 ;;
     --rates) rates=${2//,/ } ;;
     --seconds) seconds=$2 ;;
+    --tick-us) tick=$2 ;;
     *) echo "driverkit: unknown option $1 (see the head of $0)" >&2; exit 2 ;;
   esac
   shift 2
@@ -62,7 +66,7 @@ port=$(grep -m1 '^LISTENING ' "$tmp/hub.out" | awk '{print $2}' | sed 's/.*://')
 # The DriverKit driver: announces, then reports as its standard input asks ("RUN phase rate seconds").
 mkfifo "$tmp/kit.in"
 "${pin_driver[@]}" "$bin/hearth-load" driver --hub "127.0.0.1:$port" --token bench-kit --index 1 \
-  --devices "$devices" <"$tmp/kit.in" >"$tmp/kit.out" 2>"$tmp/kit.err" &
+  --devices "$devices" --tick-us "$tick" <"$tmp/kit.in" >"$tmp/kit.out" 2>"$tmp/kit.err" &
 kit=$!
 pids+=("$kit")
 exec 3>"$tmp/kit.in"
