@@ -105,5 +105,9 @@ struct MetadataBatch: Sendable {
 
 /// Trait states to save, newest per trait.
 struct StateBatch: Sendable {
-    var traits: [TraitState]
+    /// The newest state of each trait, as the engine gathered them: handed over whole, so that the engine
+    /// does not copy thousands of states into an array on its own thread before every save.
+    var states: [TraitState.Key: TraitState]
+
+    var traits: Dictionary<TraitState.Key, TraitState>.Values { states.values }
 }

@@ -199,7 +199,7 @@ final class SQLiteStore: HubStore {
     }
 
     func save(_ batch: StateBatch) async throws {
-        guard !batch.traits.isEmpty else { return }
+        guard !batch.states.isEmpty else { return }
         try await write(durable: false) { db in
             let statement = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO trait_state (device_id, endpoint, trait_id, body, kind) VALUES (?, ?, ?, ?, ?)")
@@ -210,7 +210,9 @@ final class SQLiteStore: HubStore {
     /// The state saver's rows, bound through SQLite's C API: GRDB's `StatementArguments` boxed the five
     /// values of every row and the `Change` bytes were copied into a `Data` first, a fifth of the saver at
     /// 20,000 states/s. SQLite copies bound text and blobs (`SQLITE_TRANSIENT`) before the call returns.
-    private static func insertStates(_ states: [TraitState], with statement: Statement, in db: Database) throws {
+    private static func insertStates(
+        _ states: some Sequence<TraitState>, with statement: Statement, in db: Database
+    ) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)
