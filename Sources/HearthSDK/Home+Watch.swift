@@ -47,15 +47,15 @@ extension Home {
         }
         var options = callOptions
         options.timeout = nil  // a watch lasts as long as the home
-        try await client.serverStreaming(HomeMethods.watch, request: request, options: options) { responses in
+        try await client.serverStreaming(WatchBatch.watch, request: request, options: options) { responses in
             var building: HomeSnapshot? = resuming ? nil : HomeSnapshot()
             if resuming { onSynced() }
             for try await response in responses {
-                if response.hasRelist { throw WatchEnd.relist }
+                if response.relist { throw WatchEnd.relist }
                 // Taken out of the optional, so that it is uniquely referenced and applying a response does
                 // not copy what was built so far (it did, once per response: quadratic in the home's size).
                 if var fresh = building.take() {
-                    for change in response.changes { fresh.apply(change) }
+                    for (revision, change) in response.changes { fresh.apply(change, revision: revision) }
                     // What the snapshot's own responses change is not an update anyone sees (the update is
                     // the difference to the old cache, made at the synced mark): keep no record of it.
                     fresh.delta = HomeSnapshot.Delta()
@@ -75,7 +75,7 @@ extension Home {
                 } else {
                     var next = store.snapshot
                     next.delta = HomeSnapshot.Delta()
-                    for change in response.changes { next.apply(change) }
+                    for (revision, change) in response.changes { next.apply(change, revision: revision) }
                     next.revision = max(next.revision, response.revision)
                     if !next.delta.isEmpty { next.sequence += 1 }
                     store.publish(next)

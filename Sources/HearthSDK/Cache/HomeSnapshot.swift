@@ -41,6 +41,23 @@ struct HomeSnapshot: Sendable {
     }
 
     /// Applies one change; records in `delta` what it touched (only what really differs).
+    mutating func apply(_ change: WatchBatch.Change, revision: UInt64) {
+        switch change {
+        case .device(let d):
+            // A new device is a change without comparing (a snapshot of 100k devices made 100k copies here).
+            if let old = devices.updateValue(CachedDevice(d), forKey: d.id) {
+                if !old.value.sameIgnoringRevisions(d) { delta.devices.insert(d.id) }
+            } else {
+                delta.devices.insert(d.id)
+            }
+        case .trait(let deviceID, let endpoint, let state):
+            applyTrait(deviceID: deviceID, endpoint: endpoint, state: state, revision: revision)
+        case .other(let other):
+            apply(other)
+        }
+    }
+
+    /// Applies one change as swift-protobuf decoded it.
     mutating func apply(_ change: Hearth_V1_Change) {
         switch change.kind {
         case .structure(let s):
@@ -54,52 +71,40 @@ struct HomeSnapshot: Sendable {
         case .roomRemoved(let removed):
             if rooms.removeValue(forKey: removed.roomID) != nil { delta.rooms.insert(removed.roomID) }
         case .device(let d):
-            // A new device is a change without comparing (a snapshot of 100k devices made 100k copies here).
-            if let old = devices.updateValue(CachedDevice(d), forKey: d.id) {
-                if old.proto.withoutRevisions != d.withoutRevisions { delta.devices.insert(d.id) }
-            } else {
-                delta.devices.insert(d.id)
-            }
+            apply(.device(CompactDevice(d)), revision: change.revision)
         case .deviceRemoved(let id):
             if devices.removeValue(forKey: id) != nil { delta.devices.insert(id) }
         case .trait(let t):
-            guard var device = devices[t.deviceID]?.proto,
-                let type = device.types.firstIndex(where: { $0.endpoint == t.endpoint }),
-                let trait = device.types[type].traits.firstIndex(where: { $0.traitID == t.state.traitID })
-            else { return }
-            var merged = device.types[type].traits[trait]
-            if t.state.attributes.count >= merged.attributes.count,
-                zip(merged.attributes, t.state.attributes).allSatisfy({ $0.id == $1.id })
-            {
-                merged.attributes = t.state.attributes  // the whole trait, as the hub sends it: no merging
-            } else {
-                for attribute in t.state.attributes {
-                    if let index = merged.attributes.firstIndex(where: { $0.id == attribute.id }) {
-                        merged.attributes[index] = attribute
-                    } else {
-                        merged.attributes.append(attribute)
-                    }
-                }
-            }
-            merged.confirmed = t.state.confirmed
-            merged.revision = t.state.revision
-            let placement = merged.connectivity != t.state.connectivity || merged.locality != t.state.locality
-            merged.connectivity = t.state.connectivity
-            merged.locality = t.state.locality
-            // A new revision is a change (checked first: comparing every attribute only to find the revision
-            // differs cost a deep compare per report); the same revision again is one only if it differs.
-            let old = device.types[type].traits[trait]
-            guard merged.revision != old.revision || merged != old else { return }
-            device.types[type].traits[trait] = merged
-            device.revision = max(device.revision, change.revision, t.state.revision)
-            if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
-            devices[device.id] = CachedDevice(device)
-            delta.devices.insert(device.id)
+            applyTrait(deviceID: t.deviceID, endpoint: t.endpoint, state: CompactTrait(t.state), revision: change.revision)
         case .event(let event):
             delta.events.append(event)
         case nil:
             return
         }
+    }
+
+    /// One trait's new state (the whole trait, as the hub sends it, or some of its attributes).
+    private mutating func applyTrait(deviceID: String, endpoint: UInt32, state: CompactTrait, revision: UInt64) {
+        guard var device = devices[deviceID]?.value,
+            let type = device.types.firstIndex(where: { $0.endpoint == endpoint }),
+            let trait = device.types[type].traits.firstIndex(where: { $0.traitID == state.traitID })
+        else { return }
+        let old = device.types[type].traits[trait]
+        var merged = old
+        merged.merge(attributesOf: state)
+        merged.confirmed = state.confirmed
+        merged.revision = state.revision
+        let placement = merged.connectivity != state.connectivity || merged.locality != state.locality
+        merged.connectivity = state.connectivity
+        merged.locality = state.locality
+        // A new revision is a change (checked first: comparing every attribute only to find the revision
+        // differs cost a deep compare per report); the same revision again is one only if it differs.
+        guard merged.revision != old.revision || merged != old else { return }
+        device.types[type].traits[trait] = merged
+        device.revision = max(device.revision, revision, state.revision)
+        if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
+        devices[device.id] = CachedDevice(device)
+        delta.devices.insert(device.id)
     }
 
     /// The change set that turns `self` into `other`, object by object (for a re-list: subscribers must see
@@ -113,54 +118,33 @@ struct HomeSnapshot: Sendable {
             let (a, b) = (rooms[id], other.rooms[id])
             if a?.name != b?.name || a?.structureID != b?.structureID || (a == nil) != (b == nil) { delta.rooms.insert(id) }
         }
-        for id in Set(devices.keys).union(other.devices.keys)
-        where devices[id]?.proto.withoutRevisions != other.devices[id]?.proto.withoutRevisions {
-            delta.devices.insert(id)
+        for id in Set(devices.keys).union(other.devices.keys) {
+            switch (devices[id], other.devices[id]) {
+            case (let a?, let b?): if !a.value.sameIgnoringRevisions(b.value) { delta.devices.insert(id) }
+            case (nil, nil): break
+            default: delta.devices.insert(id)
+            }
         }
         return delta
     }
 }
 
-/// One version of a cached device: the message as the hub sent it, and its public value, built the first
-/// time a view asks for it and shared by every view of this version after that.
+/// One version of a cached device: its compact form, and its public value, built the first time a view
+/// asks for it and shared by every view of this version after that.
 final class CachedDevice: Sendable {
-    let proto: Hearth_V1_Device
+    let value: CompactDevice
     private let converted = Mutex<HomeDevice?>(nil)
 
-    init(_ proto: Hearth_V1_Device) { self.proto = proto }
+    init(_ value: CompactDevice) { self.value = value }
 
     /// The public value, bound to `home`.
     func device(home: Home) -> HomeDevice {
         if let device = converted.withLock({ $0 }) { return device }
-        let device = HomeDevice(proto, home: home)
+        let device = HomeDevice(value, home: home)
         return converted.withLock { existing in
             if let existing { return existing }  // another view converted it meanwhile: share that one
             existing = device
             return device
         }
-    }
-}
-
-extension Hearth_V1_Device {
-    /// The device's connectivity and locality aggregated from its traits (after a trait change).
-    mutating func refreshConnectivity() {
-        var aggregate = SourceConnectivity.Aggregate()
-        for type in types {
-            for trait in type.traits {
-                aggregate.add(ConnectivityState(proto: trait.connectivity), DataSourceLocality(proto: trait.locality))
-            }
-        }
-        connectivity = aggregate.result.connectivityState.proto
-        locality = aggregate.result.dataSourceLocality.proto
-    }
-
-    /// The device with every revision zeroed: equal when nothing a user sees differs.
-    var withoutRevisions: Hearth_V1_Device {
-        var copy = self
-        copy.revision = 0
-        for t in copy.types.indices {
-            for r in copy.types[t].traits.indices { copy.types[t].traits[r].revision = 0 }
-        }
-        return copy
     }
 }

@@ -4,9 +4,9 @@ public import HearthTypes
 
 /// A device's types; `collection[T.self]` gives one, or nil when the device lacks it.
 ///
-/// It holds the device's types as the hub sent them (sharing the cached message's storage) and builds the
-/// typed values only when asked: a device that is listed or emitted but never opened costs no second copy
-/// of its attributes.
+/// It holds the device's types as the cache does (sharing its storage, the attributes still encoded) and
+/// builds the typed values only when asked: a device that is listed or emitted but never opened costs no
+/// second copy of its attributes.
 public struct DeviceTypeCollection: Sendable, Hashable {
     /// One device type of the device: an endpoint with its traits, untyped (tools, vendor types).
     public struct Instance: Sendable, Hashable {
@@ -20,11 +20,11 @@ public struct DeviceTypeCollection: Sendable, Hashable {
         public let traits: TraitCollection
     }
 
-    let types: [Hearth_V1_DeviceTypeInstance]
+    let types: [CompactType]
     let deviceID: String
     let home: Home
 
-    init(device: Hearth_V1_Device, home: Home) {
+    init(device: CompactDevice, home: Home) {
         types = device.types
         deviceID = device.id
         self.home = home
@@ -47,15 +47,12 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     public var deviceTypeIDs: [DeviceTypeID] { types.map { DeviceTypeID($0.deviceTypeID) } }
 
     /// One type with its traits converted and bound to the hub.
-    private func instance(_ type: Hearth_V1_DeviceTypeInstance) -> Instance {
+    private func instance(_ type: CompactType) -> Instance {
         var data: [TraitID: TraitData] = [:]
         data.reserveCapacity(type.traits.count)
         for trait in type.traits {
-            var attributes: [AttributeID: Value] = [:]
-            attributes.reserveCapacity(trait.attributes.count)
-            for attribute in trait.attributes { attributes[AttributeID(attribute.id)] = Value(proto: attribute.value) }
             data[TraitID(trait.traitID)] = TraitData(
-                attributes: attributes,
+                attributes: trait.values(),
                 metadata: TraitMetadata(
                     sourceConnectivity: SourceConnectivity(
                         connectivityState: ConnectivityState(proto: trait.connectivity),
@@ -89,19 +86,15 @@ public struct DeviceTypeCollection: Sendable, Hashable {
                 hasher.combine(trait.connectivity)
                 hasher.combine(trait.locality)
                 // Order-insensitive, as == is.
-                hasher.combine(trait.attributes.reduce(0) { $0 &+ $1.hashValue })
+                hasher.combine(trait.values().reduce(0) { $0 &+ $1.key.hashValue &* 31 &+ $1.value.hashValue })
             }
         }
     }
 
-    private static func sameValues(_ a: Hearth_V1_TraitState, _ b: Hearth_V1_TraitState) -> Bool {
-        guard a.traitID == b.traitID, a.connectivity == b.connectivity, a.locality == b.locality,
-            a.attributes.count == b.attributes.count
-        else { return false }
+    private static func sameValues(_ a: CompactTrait, _ b: CompactTrait) -> Bool {
+        guard a.traitID == b.traitID, a.connectivity == b.connectivity, a.locality == b.locality else { return false }
         if a.attributes == b.attributes { return true }
-        // The same attributes in another order.
-        var values: [UInt32: Hearth_V1_Value] = [:]
-        for attribute in a.attributes { values[attribute.id] = attribute.value }
-        return b.attributes.allSatisfy { values[$0.id] == $0.value }
+        // The same attributes in another order (or encoded otherwise).
+        return a.values() == b.values()
     }
 }

@@ -12,7 +12,7 @@ public struct DeviceTypeController: Sendable, Hashable {
     let collection: DeviceTypeCollection
     let home: Home
 
-    init(device: Hearth_V1_Device, home: Home) {
+    init(device: CompactDevice, home: Home) {
         deviceID = device.id
         collection = DeviceTypeCollection(device: device, home: home)
         self.home = home

@@ -23,7 +23,7 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
         let sourceConnectivity: SourceConnectivity
         let types: DeviceTypeController
 
-        init(_ proto: Hearth_V1_Device, home: Home) {
+        init(_ proto: CompactDevice, home: Home) {
             id = proto.id
             name = proto.name
             structureID = proto.structureID.isEmpty ? nil : proto.structureID
@@ -53,8 +53,12 @@ public struct HomeDevice: Sendable, Hashable, Identifiable {
     /// Its device types (one per endpoint).
     public var types: DeviceTypeController { storage.types }
 
+    init(_ device: CompactDevice, home: Home) {
+        storage = Storage(device, home: home)
+    }
+
     init(_ proto: Hearth_V1_Device, home: Home) {
-        storage = Storage(proto, home: home)
+        self.init(CompactDevice(proto), home: home)
     }
 
     /// Equal when everything a user sees is: the hub's revisions are left out (the types compare as

@@ -1,0 +1,169 @@
+import HearthModel
+import HearthProto
+import SwiftProtobuf
+
+/// A device as the cache holds it: the message's fields, with each trait's attributes kept as the hub
+/// encoded them (``CompactTrait``) instead of as a tree of `Attribute` and `Value` messages.
+///
+/// A `Hearth_V1_Value` is a heap box per attribute; a listed light held about 35 of them, most of its
+/// 3.4 KB. Kept encoded, a trait costs one byte array, a trait change is a byte copy, and the values are
+/// read only when a view asks for a typed device.
+struct CompactDevice: Sendable {
+    var id = ""
+    var driverID = ""
+    var structureID = ""
+    var roomID = ""
+    var name = ""
+    var isMatterDevice = false
+    var types: [CompactType] = []
+    var connectivity = Hearth_V1_ConnectivityState.unknown
+    var locality = Hearth_V1_DataSourceLocality.unspecified
+    var revision: UInt64 = 0
+
+    /// The message's content (attributes re-encoded by swift-protobuf: the fallback path and RPC answers).
+    init(_ proto: Hearth_V1_Device) {
+        (id, driverID, structureID, roomID, name) = (proto.id, proto.driverID, proto.structureID, proto.roomID, proto.name)
+        isMatterDevice = proto.isMatterDevice
+        types = proto.types.map(CompactType.init)
+        (connectivity, locality, revision) = (proto.connectivity, proto.locality, proto.revision)
+    }
+
+    init() {}
+
+    /// Equal when nothing a user sees differs: every revision is left out.
+    func sameIgnoringRevisions(_ other: CompactDevice) -> Bool {
+        id == other.id && driverID == other.driverID && structureID == other.structureID && roomID == other.roomID
+            && name == other.name && isMatterDevice == other.isMatterDevice && connectivity == other.connectivity
+            && locality == other.locality && types.count == other.types.count
+            && zip(types, other.types).allSatisfy { a, b in
+                a.endpoint == b.endpoint && a.deviceTypeID == b.deviceTypeID && a.primary == b.primary
+                    && a.traits.count == b.traits.count
+                    && zip(a.traits, b.traits).allSatisfy { $0.sameIgnoringRevision($1) }
+            }
+    }
+
+    /// The device's connectivity and locality aggregated from its traits (after a trait change).
+    mutating func refreshConnectivity() {
+        var aggregate = SourceConnectivity.Aggregate()
+        for type in types {
+            for trait in type.traits {
+                aggregate.add(ConnectivityState(proto: trait.connectivity), DataSourceLocality(proto: trait.locality))
+            }
+        }
+        connectivity = aggregate.result.connectivityState.proto
+        locality = aggregate.result.dataSourceLocality.proto
+    }
+}
+
+/// One device type of a cached device.
+struct CompactType: Sendable, Equatable {
+    var endpoint: UInt32 = 0
+    var deviceTypeID: UInt32 = 0
+    var primary = false
+    var traits: [CompactTrait] = []
+
+    init(_ proto: Hearth_V1_DeviceTypeInstance) {
+        (endpoint, deviceTypeID, primary) = (proto.endpoint, proto.deviceTypeID, proto.primary)
+        traits = proto.traits.map(CompactTrait.init)
+    }
+
+    init() {}
+}
+
+/// One trait of a cached device, its attributes encoded.
+struct CompactTrait: Sendable, Equatable {
+    var traitID: UInt32 = 0
+    /// The attributes as a `TraitState`'s field 2 entries (key, length, `Attribute` body, for each), in the
+    /// hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
+    var attributes: [UInt8] = []
+    var connectivity = Hearth_V1_ConnectivityState.unknown
+    var locality = Hearth_V1_DataSourceLocality.unspecified
+    var confirmed = false
+    var revision: UInt64 = 0
+
+    init(_ proto: Hearth_V1_TraitState) {
+        traitID = proto.traitID
+        // A message of the attributes alone encodes as exactly the field 2 entries.
+        attributes = (try? Hearth_V1_TraitState.with { $0.attributes = proto.attributes }.serializedBytes()) ?? []
+        (connectivity, locality, confirmed, revision) = (proto.connectivity, proto.locality, proto.confirmed, proto.revision)
+    }
+
+    init() {}
+
+    /// Equal but perhaps for the revision.
+    func sameIgnoringRevision(_ other: CompactTrait) -> Bool {
+        traitID == other.traitID && connectivity == other.connectivity && locality == other.locality
+            && confirmed == other.confirmed && attributes == other.attributes
+    }
+
+    /// Each attribute's id and encoded `Attribute` body, in order.
+    func encodedAttributes() -> [(id: UInt32, body: ArraySlice<UInt8>)] {
+        attributes.withUnsafeBytes { raw in
+            var out: [(id: UInt32, body: ArraySlice<UInt8>)] = []
+            var reader = ProtoReader(raw)
+            // The bytes were checked on arrival or written by swift-protobuf: a failure here ends the list.
+            while let (number, wireType) = try? reader.nextField(), number == 2,
+                let body = try? reader.delimited(wireType: wireType)
+            {
+                let start = body.baseAddress.map { $0 - raw.baseAddress! } ?? 0
+                out.append((Self.attributeID(body), attributes[start..<start + body.count]))
+            }
+            return out
+        }
+    }
+
+    /// The attributes' values by id (a later duplicate wins, as in a dictionary built from the message).
+    func values() -> [AttributeID: Value] {
+        var out: [AttributeID: Value] = [:]
+        for (id, body) in encodedAttributes() { out[AttributeID(id)] = Self.value(body) }
+        return out
+    }
+
+    /// Replaces the attributes with `update`'s when it carries the whole trait (every attribute held, in
+    /// the same order, as the hub sends it); otherwise merges attribute by attribute.
+    mutating func merge(attributesOf update: CompactTrait) {
+        let old = encodedAttributes()
+        let new = update.encodedAttributes()
+        if new.count >= old.count, zip(old, new).allSatisfy({ $0.id == $1.id }) {
+            attributes = update.attributes
+            return
+        }
+        var merged = old
+        for attribute in new {
+            if let index = merged.firstIndex(where: { $0.id == attribute.id }) {
+                merged[index] = attribute
+            } else {
+                merged.append(attribute)
+            }
+        }
+        var bytes: [UInt8] = []
+        for (_, body) in merged {
+            ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &bytes)
+            bytes.append(contentsOf: body)
+        }
+        attributes = bytes
+    }
+
+    /// An `Attribute` body's id (0 when absent).
+    private static func attributeID(_ body: UnsafeRawBufferPointer) -> UInt32 {
+        var reader = ProtoReader(body)
+        var id: UInt32 = 0
+        while let (number, wireType) = try? reader.nextField() {
+            if number == 1, let raw = try? reader.varint(wireType: wireType) {
+                id = UInt32(truncatingIfNeeded: raw)
+            } else if (try? reader.skip(wireType: wireType)) == nil {
+                break
+            }
+        }
+        return id
+    }
+
+    /// An `Attribute` body's value: read directly, or by swift-protobuf when the reader leaves it (values
+    /// nested deeper than its limit); null if neither reads it.
+    private static func value(_ body: ArraySlice<UInt8>) -> Value {
+        let direct = body.withUnsafeBytes { try? Value.idAndValue($0).1 }
+        if let direct { return direct }
+        guard let attribute = try? Hearth_V1_Attribute(serializedBytes: Array(body)) else { return .null }
+        return Value(proto: attribute.value)
+    }
+}
