@@ -122,14 +122,12 @@ struct CompactTrait: Sendable, Equatable {
     /// Replaces the attributes with `update`'s when it carries the whole trait (every attribute held, in
     /// the same order, as the hub sends it); otherwise merges attribute by attribute.
     mutating func merge(attributesOf update: CompactTrait) {
-        let old = encodedAttributes()
-        let new = update.encodedAttributes()
-        if new.count >= old.count, zip(old, new).allSatisfy({ $0.id == $1.id }) {
+        if isCovered(by: update) {
             attributes = update.attributes
             return
         }
-        var merged = old
-        for attribute in new {
+        var merged = encodedAttributes()
+        for attribute in update.encodedAttributes() {
             if let index = merged.firstIndex(where: { $0.id == attribute.id }) {
                 merged[index] = attribute
             } else {
@@ -142,6 +140,28 @@ struct CompactTrait: Sendable, Equatable {
             bytes.append(contentsOf: body)
         }
         attributes = bytes
+    }
+
+    /// Whether `update` holds at least as many attributes as this, the first ones with the same ids in the
+    /// same order (read in step, allocating nothing: this is every trait report's path).
+    private func isCovered(by update: CompactTrait) -> Bool {
+        attributes.withUnsafeBytes { old in
+            update.attributes.withUnsafeBytes { new in
+                var (a, b) = (ProtoReader(old), ProtoReader(new))
+                while let x = Self.nextAttributeID(&a) {
+                    guard let y = Self.nextAttributeID(&b), x == y else { return false }
+                }
+                return a.isAtEnd
+            }
+        }
+    }
+
+    /// The next attribute's id, or nil at the end (or at bytes that are not an attribute).
+    private static func nextAttributeID(_ reader: inout ProtoReader) -> UInt32? {
+        guard let (number, wireType) = try? reader.nextField(), number == 2,
+            let body = try? reader.delimited(wireType: wireType)
+        else { return nil }
+        return attributeID(body)
     }
 
     /// An `Attribute` body's id (0 when absent).

@@ -168,6 +168,8 @@ extension CompactTrait {
     /// sends the response to swift-protobuf) and kept encoded.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
+        // The attributes take nearly all of the state: one allocation, not one per growth.
+        attributes.reserveCapacity(bytes.count)
         while let (number, wireType) = try reader.nextField() {
             switch number {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
