@@ -73,13 +73,25 @@ struct CompactType: Sendable, Equatable {
 /// One trait of a cached device, its attributes encoded.
 struct CompactTrait: Sendable, Equatable {
     var traitID: UInt32 = 0
+    // The two enums as protobuf reads them, 32-bit numbers, placed beside 32-bit fields: a generated enum
+    // takes 9 bytes and pads to 16, and a listed light holds four traits (56 bytes a trait, 32 this way).
+    private var connectivityNumber: Int32 = 0
     /// The attributes as a `TraitState`'s field 2 entries (key, length, `Attribute` body, for each), in the
     /// hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
     var attributes: [UInt8] = []
-    var connectivity = Hearth_V1_ConnectivityState.unknown
-    var locality = Hearth_V1_DataSourceLocality.unspecified
+    private var localityNumber: Int32 = 0
     var confirmed = false
     var revision: UInt64 = 0
+
+    var connectivity: Hearth_V1_ConnectivityState {
+        get { Hearth_V1_ConnectivityState(rawValue: Int(connectivityNumber)) ?? .unknown }
+        set { connectivityNumber = Int32(truncatingIfNeeded: newValue.rawValue) }
+    }
+
+    var locality: Hearth_V1_DataSourceLocality {
+        get { Hearth_V1_DataSourceLocality(rawValue: Int(localityNumber)) ?? .unspecified }
+        set { localityNumber = Int32(truncatingIfNeeded: newValue.rawValue) }
+    }
 
     init(_ proto: Hearth_V1_TraitState) {
         traitID = proto.traitID
@@ -92,7 +104,7 @@ struct CompactTrait: Sendable, Equatable {
 
     /// Equal but perhaps for the revision.
     func sameIgnoringRevision(_ other: CompactTrait) -> Bool {
-        traitID == other.traitID && connectivity == other.connectivity && locality == other.locality
+        traitID == other.traitID && connectivityNumber == other.connectivityNumber && localityNumber == other.localityNumber
             && confirmed == other.confirmed && attributes == other.attributes
     }
 

@@ -205,5 +205,10 @@ struct SDKWatchDecodingTests {
         cached.merge(attributesOf: whole)
         #expect(cached.values() == [AttributeID(0): .uint(4), AttributeID(3): .string("x"), AttributeID(6): .uint(6), AttributeID(9): .null])
         #expect(cached.encodedAttributes().map(\.id) == [0, 3, 6, 9])
+        // A cached trait's enums are kept as numbers, unknown ones too; the trait stays 32 bytes.
+        cached.connectivity = .UNRECOGNIZED(77)
+        cached.locality = .remote
+        #expect(cached.connectivity == .UNRECOGNIZED(77) && cached.locality == .remote)
+        #expect(MemoryLayout<CompactTrait>.stride == 32)
     }
 }
