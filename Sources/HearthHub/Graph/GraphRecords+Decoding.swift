@@ -56,25 +56,16 @@ extension TraitRecord {
 
 extension DeviceRecord {
     /// Reads a `hearth.v1.Device` message body (its aggregate connectivity and locality, fields 8 and 9, are
-    /// derived from the traits, as `init(proto:localID:)` does).
+    /// read but not kept: a record derives them from the traits, as `init(proto:localID:)` does).
     init(protoBytes bytes: UnsafeRawBufferPointer, localID: String) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
-        self.init(
-            id: "", driverID: "", localID: localID, structureID: nil, roomID: nil, name: "", isMatterDevice: false,
-            types: [], revision: 0)
-        while let (number, wireType) = try reader.nextField() {
-            switch number {
-            case 1: id = try reader.string(wireType: wireType)
-            case 2: driverID = try reader.string(wireType: wireType)
-            case 3: structureID = try reader.string(wireType: wireType)
-            case 4: roomID = try reader.string(wireType: wireType)
-            case 5: name = try reader.string(wireType: wireType)
-            case 6: isMatterDevice = try reader.varint(wireType: wireType) != 0
-            case 7: types.append(try TypeInstanceRecord(protoBytes: reader.delimited(wireType: wireType)))
-            case 10: revision = try reader.varint(wireType: wireType)
-            default: try reader.skip(wireType: wireType)
-            }
+        var types: [TypeInstanceRecord] = []
+        let fields = try DeviceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
+            types.append(try TypeInstanceRecord(protoBytes: body))
         }
+        self.init(
+            id: fields.id, driverID: fields.driverID, localID: localID, structureID: fields.structureID,
+            roomID: fields.roomID, name: fields.name, isMatterDevice: fields.isMatterDevice, types: types,
+            revision: fields.revision)
         if structureID?.isEmpty == true { structureID = nil }
         if roomID?.isEmpty == true { roomID = nil }
     }

@@ -128,22 +128,13 @@ struct WatchBatch: Sendable {
 extension CompactDevice {
     /// Reads a `Device` message body.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
-        while let (number, wireType) = try reader.nextField() {
-            switch number {
-            case 1: id = try reader.string(wireType: wireType)
-            case 2: driverID = try reader.string(wireType: wireType)
-            case 3: structureID = try reader.string(wireType: wireType)
-            case 4: roomID = try reader.string(wireType: wireType)
-            case 5: name = try reader.string(wireType: wireType)
-            case 6: isMatterDevice = try reader.varint(wireType: wireType) != 0
-            case 7: types.append(try CompactType(protoBytes: reader.delimited(wireType: wireType)))
-            case 8: connectivity = try reader.enumValue(wireType: wireType)
-            case 9: locality = try reader.enumValue(wireType: wireType)
-            case 10: revision = try reader.varint(wireType: wireType)
-            default: try reader.skip(wireType: wireType)
-            }
+        var types: [CompactType] = []
+        let fields = try DeviceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
+            types.append(try CompactType(protoBytes: body))
         }
+        (id, driverID, structureID, roomID, name) = (fields.id, fields.driverID, fields.structureID, fields.roomID, fields.name)
+        (isMatterDevice, connectivity, locality, revision) = (fields.isMatterDevice, fields.connectivity, fields.locality, fields.revision)
+        self.types = types
     }
 }
 
