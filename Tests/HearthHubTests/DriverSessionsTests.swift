@@ -18,6 +18,25 @@ struct DriverSessionsTests {
         .with { $0.command = .with { $0.correlationID = correlation; $0.deviceID = "lamp" } }
     }
 
+    /// A command to "lights" with a deadline far beyond the test, running in a task of its own.
+    private static func waitingCall(_ sessions: DriverSessions) -> Task<Hearth_V1_CommandResult, any Error> {
+        Task { try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) } }
+    }
+
+    /// Expects `body` to fail with a ``HubError`` of `code`.
+    private static func expect(
+        _ code: HubError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Any
+    ) async {
+        do {
+            _ = try await body()
+            Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
+        } catch let error as HubError {
+            #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected HubError \(code), got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("the driver's answer resumes the caller; a second answer with the same id is unknown")
     func answered() async throws {
         let sessions = DriverSessions()
@@ -36,13 +55,8 @@ struct DriverSessionsTests {
         let sessions = DriverSessions()
         let (_, sent) = Self.session(sessions)
         for timeout: Duration in [.milliseconds(50), .zero] {
-            await #expect(throws: HubError.self) {
-                do {
-                    _ = try await sessions.call(driver: "lights", timeout: timeout) { Self.command($0) }
-                } catch let error as HubError {
-                    #expect(error.code == .deadlineExceeded)
-                    throw error
-                }
+            await Self.expect(.deadlineExceeded) {
+                try await sessions.call(driver: "lights", timeout: timeout) { Self.command($0) }
             }
         }
         #expect(sessions.inFlight == 0)
@@ -55,22 +69,17 @@ struct DriverSessionsTests {
         let (_, sent) = Self.session(sessions)
         var messages = sent.makeAsyncIterator()
         // Cancelled while waiting for the answer.
-        let waiting = Task { try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) } }
+        let waiting = Self.waitingCall(sessions)
         let command = try #require(await messages.next()).command
         waiting.cancel()
-        await #expect(throws: HubError.self) { _ = try await waiting.value }
+        await Self.expect(.cancelled) { try await waiting.value }
         #expect(!sessions.complete(driver: "lights", .with { $0.correlationID = command.correlationID }))
         // Cancelled before it started: refused at registration, nothing is sent.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) }
         }
-        do {
-            _ = try await early.value
-            Issue.record("expected CANCELLED")
-        } catch let error as HubError {
-            #expect(error.code == .cancelled)
-        }
+        await Self.expect(.cancelled) { try await early.value }
         #expect(sessions.inFlight == 0)
     }
 
@@ -79,24 +88,19 @@ struct DriverSessionsTests {
         let sessions = DriverSessions()
         let (serial, sent) = Self.session(sessions)
         var messages = sent.makeAsyncIterator()
-        let first = Task { try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) } }
+        let first = Self.waitingCall(sessions)
         _ = await messages.next()
         let (_, newer) = Self.session(sessions)  // replaces the first session
         #expect(!sessions.close(driver: "lights", serial: serial))
         var newerMessages = newer.makeAsyncIterator()
-        let second = Task { try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) } }
+        let second = Self.waitingCall(sessions)
         _ = await newerMessages.next()
         #expect(sessions.close(driver: "lights", serial: serial + 1))
         for call in [first, second] {
-            do {
-                _ = try await call.value
-                Issue.record("expected UNAVAILABLE")
-            } catch let error as HubError {
-                #expect(error.code == .unavailable)
-            }
+            await Self.expect(.unavailable) { try await call.value }
         }
-        await #expect(throws: HubError.self) {
-            _ = try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) }
+        await Self.expect(.unavailable) {
+            try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) }
         }
         #expect(sessions.inFlight == 0)
     }
