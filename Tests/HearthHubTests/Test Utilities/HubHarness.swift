@@ -63,6 +63,15 @@ func withHub<T: Sendable>(
             client.wire.close()
             group.cancelAll()
         }
+        // A fresh hub listens first and publishes its configured structures with its first durable commit.
+        // Until then GetHub reports revision 0, and a test that watches "from the revision GetHub reported"
+        // would ask for a snapshot (0 means from scratch), whose devices come as whole-device changes, not
+        // the trait changes it waits for: on a loaded CI run that ended in a 20 s DEADLINE_EXCEEDED.
+        // Asked in process: a hub may serve TLS only, and one that cannot load its data has nothing to wait for.
+        _ = try await eventually { () -> Bool? in
+            guard let engine = try? await hub.engine else { return true }
+            return await engine.info().revision > 0 ? true : nil
+        }
         return try await body(hub, client)
     }
 }
