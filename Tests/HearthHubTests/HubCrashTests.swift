@@ -189,7 +189,11 @@ struct HubCrashTests {
         let first = try await HubProcess(directory: dir.appendingPathComponent("data"), config: try writeConfig(in: dir))
         let client = HubClient(WireClient(target: .tcp(host: "127.0.0.1", port: first.port)), port: first.port)
         defer { client.wire.close() }
-        let info = try await client.call(HomeMethods.getHub, .init())
+        // Past the first commit (the configured structure): a watch from revision 0 would be a snapshot.
+        let info = try await eventually { () -> Hearth_V1_HubInfo? in
+            let info = try await client.call(HomeMethods.getHub, .init())
+            return info.revision > 0 ? info : nil
+        }
         let seen: UInt64 = try await withTestDriver(client, devices: [onOffLight("lamp")]) { driver in
             for value in 1...reports { driver.report("lamp", trait: 0x0003, [0: .uint(UInt64(value))]) }
             let responses = try await client.watch(.from(info.revision, epoch: info.epoch)) { seen in
