@@ -70,11 +70,13 @@ struct SDKErrorTests {
                 throw CocoaError(.fileNoSuchFile)
             }
             driver.onCommand(Matter.OnOffTrait.ToggleCommand.self) { _, _ in
-                for _ in 0..<500 where !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+                for _ in 0..<3000 where !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
             }
             defer { release.withLock { $0 = true } }
             var configuration = Home.Configuration()
-            configuration.callTimeout = .seconds(5)  // the toggle handler holds 10 s; the others answer at once (2 s was not enough beside CI's fuzzers)
+            // The toggle handler holds 60 s; the others answer at once. 2 s was not enough beside CI's fuzzers,
+            // and 5 s not in a parallel run where a long synchronous test held the pool for 15 s.
+            configuration.callTimeout = .seconds(12)
             let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: Tokens.admin, configuration: configuration)
             defer { home.close() }
             let onOff = try #require(
