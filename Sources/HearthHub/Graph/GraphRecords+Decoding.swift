@@ -80,16 +80,12 @@ extension DeviceRecord {
 extension TypeInstanceRecord {
     /// Reads a `hearth.v1.DeviceTypeInstance` message body.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
-        self.init(endpoint: 0, deviceTypeID: DeviceTypeID(0), primary: false, traits: [])
-        while let (number, wireType) = try reader.nextField() {
-            switch number {
-            case 1: endpoint = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
-            case 2: deviceTypeID = DeviceTypeID(UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType)))
-            case 3: primary = try reader.varint(wireType: wireType) != 0
-            case 4: traits.append(try TraitRecord(protoBytes: reader.delimited(wireType: wireType)))
-            default: try reader.skip(wireType: wireType)
-            }
+        var traits: [TraitRecord] = []
+        let fields = try DeviceTypeInstanceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
+            traits.append(try TraitRecord(protoBytes: body))
         }
+        self.init(
+            endpoint: fields.endpoint, deviceTypeID: DeviceTypeID(fields.deviceTypeID), primary: fields.primary,
+            traits: traits)
     }
 }

@@ -38,3 +38,29 @@ package struct DeviceProtoFields {
         }
     }
 }
+
+/// A `hearth.v1.DeviceTypeInstance` message body's own fields read by ``ProtoReader``, its traits handed to
+/// the caller one `TraitState` body at a time (as ``DeviceProtoFields`` hands over the types).
+package struct DeviceTypeInstanceProtoFields {
+    package var endpoint: UInt32 = 0
+    package var deviceTypeID: UInt32 = 0
+    package var primary = false
+
+    /// Reads `bytes`, calling `trait` with each `TraitState` body in order. Throws as ``ProtoReader`` does,
+    /// and what `trait` throws.
+    package init(
+        protoBytes bytes: UnsafeRawBufferPointer,
+        trait: (UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> Void
+    ) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
+        while let (number, wireType) = try reader.nextField() {
+            switch number {
+            case 1: endpoint = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
+            case 2: deviceTypeID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
+            case 3: primary = try reader.varint(wireType: wireType) != 0
+            case 4: try trait(reader.delimited(wireType: wireType))
+            default: try reader.skip(wireType: wireType)
+            }
+        }
+    }
+}

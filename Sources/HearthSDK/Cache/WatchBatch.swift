@@ -141,16 +141,12 @@ extension CompactDevice {
 extension CompactType {
     /// Reads a `DeviceTypeInstance` message body.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
-        while let (number, wireType) = try reader.nextField() {
-            switch number {
-            case 1: endpoint = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
-            case 2: deviceTypeID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
-            case 3: primary = try reader.varint(wireType: wireType) != 0
-            case 4: traits.append(try CompactTrait(protoBytes: reader.delimited(wireType: wireType)))
-            default: try reader.skip(wireType: wireType)
-            }
+        var traits: [CompactTrait] = []
+        let fields = try DeviceTypeInstanceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
+            traits.append(try CompactTrait(protoBytes: body))
         }
+        (endpoint, deviceTypeID, primary) = (fields.endpoint, fields.deviceTypeID, fields.primary)
+        self.traits = traits
     }
 }
 
