@@ -13,18 +13,9 @@ struct ReportedTrait: Sendable, Equatable {
     var attributes: [AttributeID: Value]
     /// UNKNOWN (unset) means online.
     var connectivity: Hearth_V1_ConnectivityState
+}
 
-    init(
-        deviceID: String, endpoint: UInt32, traitID: TraitID, attributes: [AttributeID: Value],
-        connectivity: Hearth_V1_ConnectivityState
-    ) {
-        self.deviceID = deviceID
-        self.endpoint = endpoint
-        self.traitID = traitID
-        self.attributes = attributes
-        self.connectivity = connectivity
-    }
-
+extension ReportedTrait {
     init(proto: Hearth_V1_TraitReport) {
         self.init(
             deviceID: proto.deviceID, endpoint: proto.endpoint, traitID: TraitID(proto.traitID),
