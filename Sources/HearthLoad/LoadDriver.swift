@@ -22,15 +22,15 @@ public final class LoadDriver: Sendable {
     let devices: [LoadDevice]
     let handles: [DriverDevice]
     let state: Mutex<State>
-    /// The shortest sleep of the report generator: what falls due meanwhile is sent together, late by up to
-    /// this much (measured delays count from the due time, so they include it).
-    let tick: Duration
+    /// The shortest sleep of the report generator, in nanoseconds: what falls due meanwhile is sent together,
+    /// late by up to this much (measured delays count from the due time, so they include it).
+    let tickNanos: UInt64
     let logger: Logger
 
     /// A driver of `devices`, connected by `configuration` (its ``LoadProbe`` schema is added), whose report
-    /// generator sleeps at least `tick` between sends.
+    /// generator sleeps at least `tickMicros` µs between sends.
     public init(
-        configuration: Driver.Configuration, devices: [LoadDevice], tick: Duration = .microseconds(200), logger: Logger
+        configuration: Driver.Configuration, devices: [LoadDevice], tickMicros: UInt64 = 200, logger: Logger
     ) {
         var configuration = configuration
         configuration.vendorTraitSchemas.append(LoadProbe.schema)
@@ -39,7 +39,7 @@ public final class LoadDriver: Sendable {
         self.devices = devices
         handles = devices.map { driver.add($0.description) }
         state = Mutex(State(seqs: Array(repeating: 0, count: devices.count)))
-        self.tick = tick
+        tickNanos = max(tickMicros, 1) * 1000
         self.logger = logger
         installHandlers()
     }
@@ -91,8 +91,9 @@ public final class LoadDriver: Sendable {
     }
 
     /// Sends `rate × seconds` reports on an open-loop schedule, from a thread of its own that sleeps with
-    /// `nanosleep` between due times (at least ``tick``): a `Task.sleep` every 200 µs cost a libdispatch timer (a write to its
-    /// manager thread and two thread wake-ups) per wake, more CPU than the DriverKit being measured.
+    /// `nanosleep` between due times (at least ``tickNanos``): a `Task.sleep` every 200 µs cost a libdispatch
+    /// timer (a write to its manager thread and two thread wake-ups) per wake, more CPU than the DriverKit
+    /// being measured.
     func emit(rate: Double, seconds: Double) async -> PhaseResult {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
@@ -103,7 +104,6 @@ public final class LoadDriver: Sendable {
 
     private func emitBlocking(rate: Double, seconds: Double) -> PhaseResult {
         let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: rate, seconds: seconds)
-        let tickNanos = UInt64(tick.components.seconds) * 1_000_000_000 + UInt64(tick.components.attoseconds / 1_000_000_000)
         var result = PhaseResult()
         while result.sent < schedule.total {
             let now = LoadProbe.now()

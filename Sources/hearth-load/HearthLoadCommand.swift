@@ -129,7 +129,7 @@ struct DriverProcess: AsyncParsableCommand {
         let configuration = Driver.Configuration(hub: try Driver.Configuration.parseTarget(hub), token: token)
         let driver = LoadDriver(
             configuration: configuration, devices: LoadMix.devices(count: devices, driver: index),
-            tick: .microseconds(max(tickUs, 1)), logger: logger)
+            tickMicros: UInt64(max(tickUs, 1)), logger: logger)
         try await driver.run()
     }
 }
