@@ -217,9 +217,7 @@ extension HubEngine {
     func saveStates() async {
         guard !unsaved.isEmpty else { return }
         let taken = unsaved
-        // Sized for a gathering like this one: the map refills while the save runs, and growing it from
-        // empty re-hashed it several times on the engine's thread.
-        unsaved = Dictionary(minimumCapacity: taken.count)
+        unsaved = [:]
         do {
             try await store.save(StateBatch(states: taken))
             storageRecovered(.state)
