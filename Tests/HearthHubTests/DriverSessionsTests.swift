@@ -8,12 +8,6 @@ import Testing
 /// or disconnected — and leaves nothing waiting.
 @Suite("DriverSessions: a command ends once and leaves nothing behind")
 struct DriverSessionsTests {
-    /// A session for "lights" and the first message sent down it.
-    private static func session(_ sessions: DriverSessions) -> (serial: Int, sent: AsyncStream<Hearth_V1_HubMessage>) {
-        let (serial, outbound) = sessions.open(driver: "lights")
-        return (serial, outbound)
-    }
-
     private static func command(_ correlation: UInt64) -> Hearth_V1_HubMessage {
         .with { $0.command = .with { $0.correlationID = correlation; $0.deviceID = "lamp" } }
     }
@@ -40,7 +34,7 @@ struct DriverSessionsTests {
     @Test("the driver's answer resumes the caller; a second answer with the same id is unknown")
     func answered() async throws {
         let sessions = DriverSessions()
-        let (_, sent) = Self.session(sessions)
+        let (_, sent) = sessions.open(driver: "lights")
         async let result = sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) }
         var messages = sent.makeAsyncIterator()
         let command = try #require(await messages.next()).command
@@ -53,7 +47,7 @@ struct DriverSessionsTests {
     @Test("a deadline ends the call DEADLINE_EXCEEDED, also one already past when the call starts")
     func deadlines() async throws {
         let sessions = DriverSessions()
-        let (_, sent) = Self.session(sessions)
+        let (_, sent) = sessions.open(driver: "lights")
         for timeout: Duration in [.milliseconds(50), .zero] {
             await Self.expect(.deadlineExceeded) {
                 try await sessions.call(driver: "lights", timeout: timeout) { Self.command($0) }
@@ -66,7 +60,7 @@ struct DriverSessionsTests {
     @Test("a cancelled caller ends CANCELLED, before or after its command was sent, and its answer is then unknown")
     func cancelled() async throws {
         let sessions = DriverSessions()
-        let (_, sent) = Self.session(sessions)
+        let (_, sent) = sessions.open(driver: "lights")
         var messages = sent.makeAsyncIterator()
         // Cancelled while waiting for the answer.
         let waiting = Self.waitingCall(sessions)
@@ -74,7 +68,7 @@ struct DriverSessionsTests {
         waiting.cancel()
         await Self.expect(.cancelled) { try await waiting.value }
         #expect(!sessions.complete(driver: "lights", .with { $0.correlationID = command.correlationID }))
-        // Cancelled before it started: refused at registration, nothing is sent.
+        // Cancelled before it started: refused at registration, so nothing waits for an answer.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await sessions.call(driver: "lights", timeout: .seconds(60)) { Self.command($0) }
@@ -86,11 +80,11 @@ struct DriverSessionsTests {
     @Test("a driver that disconnects or is replaced fails its commands UNAVAILABLE at once")
     func disconnected() async throws {
         let sessions = DriverSessions()
-        let (serial, sent) = Self.session(sessions)
+        let (serial, sent) = sessions.open(driver: "lights")
         var messages = sent.makeAsyncIterator()
         let first = Self.waitingCall(sessions)
         _ = await messages.next()
-        let (_, newer) = Self.session(sessions)  // replaces the first session
+        let (_, newer) = sessions.open(driver: "lights")  // replaces the first session
         #expect(!sessions.close(driver: "lights", serial: serial))
         var newerMessages = newer.makeAsyncIterator()
         let second = Self.waitingCall(sessions)
