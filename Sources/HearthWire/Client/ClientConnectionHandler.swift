@@ -137,8 +137,11 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
 extension ClientConnectionHandler {
     /// Opens a stream for a call and returns what the task side needs.
     /// - Throws: ``RPCError`` UNAVAILABLE when the connection takes no new calls.
+    /// Opens a stream for a call. With `request`, the call's only message and its half-close leave with the
+    /// headers.
     func startCall(
-        path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil
+        path: String, metadata: Metadata, timeout: Duration?, compression: MessageEncoding? = nil,
+        request: PreloadedRequest? = nil
     ) throws -> (StreamBridge, ResponseHead, Int32) {
         guard usable, io != nil else {
             throw RPCError(code: .unavailable, message: ended ? closedMessage : "connection is closing")
@@ -163,6 +166,7 @@ extension ClientConnectionHandler {
         let bridge = StreamBridge(limits: configuration.bridgeLimits, outboundCompression: outbound) { request in
             loop.execute { handler.value.handle(request, streamID: box.value.id) }
         }
+        if let request { bridge.preload(request) }
         let streamID: Int32
         do {
             streamID = try session.submitRequest(headers: headers)

@@ -12,10 +12,23 @@ extension WireClient {
         _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
         _ body: (ClientCall<Request, Response>) async throws -> Result
     ) async throws -> Result {
+        try await withCall(method, options: options, request: nil, body)
+    }
+
+    /// ``withCall(_:options:_:)``; with `request`, the call's one request and its half-close are sent with
+    /// the call's start (the body must not write).
+    private func withCall<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions, request: Request?,
+        _ body: (ClientCall<Request, Response>) async throws -> Result
+    ) async throws -> Result {
+        let preloaded = try request.map {
+            try PreloadedRequest($0, codec: method.requestCodec, encoding: options.compression)
+        }
         let connection = try await connection()
         let (bridge, head, streamID) = try await connection.channel.eventLoop.submit {
             try connection.handler.value.startCall(
-                path: method.path, metadata: options.metadata, timeout: options.timeout, compression: options.compression)
+                path: method.path, metadata: options.metadata, timeout: options.timeout, compression: options.compression,
+                request: preloaded)
         }.get()
         let call = ClientCall(bridge: bridge, head: head, method: method, eventLoop: connection.channel.eventLoop)
         let cancel: @Sendable (Status) -> Void = { status in
@@ -51,10 +64,8 @@ extension WireClient {
     public func unaryWithMetadata<Request, Response: Sendable>(
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions()
     ) async throws -> UnaryResponse<Response> {
-        try await withCall(method, options: options) { call in
-            try await call.write(request)
-            call.finishRequests()
-            return try await Self.singleResponse(call)
+        try await withCall(method, options: options, request: request) { call in
+            try await Self.singleResponse(call)
         }
     }
 
@@ -63,11 +74,8 @@ extension WireClient {
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
         _ body: (RequestStream<Response>) async throws -> Result
     ) async throws -> Result {
-        try await withCall(method, options: options) { call in
-            try await call.write(request)
-            call.finishRequests()
-            let result = try await body(call.responses)
-            return result
+        try await withCall(method, options: options, request: request) { call in
+            try await body(call.responses)
         }
     }
 

@@ -262,6 +262,18 @@ extension StreamBridge {
         return full
     }
 
+    /// Loop side, before the stream is submitted: queues a call's whole request, its one message and the
+    /// half-close, without asking the loop to look (it is about to): nghttp2 then sends HEADERS, DATA and
+    /// END_STREAM in one write, where a message written after the call had started cost the caller a hop back
+    /// from the loop and the loop a second wake and a second write.
+    func preload(_ request: PreloadedRequest) {
+        state.withLock { s in
+            request.append(to: &s.outbound)
+            s.unsentSince = .now
+            s.outboundEnd = .finished(.ok, [:])
+        }
+    }
+
     /// Task side: appends framed bytes and suspends while the buffer is over its high watermark.
     /// - Throws: ``RPCError`` when the stream can no longer send.
     func write(_ append: (inout ByteBuffer) -> Void) async throws {
