@@ -1,3 +1,4 @@
+import HearthWire
 import Synchronization
 
 /// Runs `work` with a time limit and returns when either comes first: its result, or nil at the limit.
@@ -5,36 +6,36 @@ import Synchronization
 /// Unlike a task group, this never waits for `work` to notice cancellation: a handler that hangs and
 /// ignores cancellation is abandoned (cancelled, its result dropped), so the caller always gets an answer.
 /// Cancelling the calling task ends the wait with `CancellationError` and cancels `work`.
+///
+/// `work` runs on `executor` (nil: the global executor). The limit is a ``DeadlineTimer``: called on an
+/// event loop, it is that loop's timer, and neither it nor `work` wakes another thread.
 func withTimeLimit<T: Sendable>(
-    _ limit: Duration, _ work: @escaping @Sendable () async throws -> T
+    _ limit: Duration, on executor: (any TaskExecutor)? = nil, _ work: @escaping @Sendable () async throws -> T
 ) async -> Result<T, any Error>? {
     let race = Race<T>()
     return await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
             race.arm(continuation)
-            let worker = Task {
+            let worker = Task(executorPreference: executor) {
                 let outcome: Result<T, any Error>
                 do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
                 race.finish(outcome)
             }
             race.setWorker(worker)
-            race.setTimer(Task {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
-                race.finish(nil)
-            })
+            race.setTimer(DeadlineTimer(after: limit) { race.finish(nil) })
         }
     } onCancel: {
         race.finish(.failure(CancellationError()))
     }
 }
 
-/// The one-shot state of ``withTimeLimit(_:_:)``: the first outcome resumes the waiter and cancels the rest.
+/// The one-shot state of ``withTimeLimit(_:on:_:)``: the first outcome resumes the waiter and cancels the rest.
 private final class Race<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Result<T, any Error>?, Never>?
         var outcome: Result<T, any Error>??
         var worker: Task<Void, Never>?
-        var timer: Task<Void, Never>?
+        var timer: DeadlineTimer?
     }
 
     private let state = Mutex(State())
@@ -56,17 +57,17 @@ private final class Race<T: Sendable>: Sendable {
         if done { task.cancel() }
     }
 
-    func setTimer(_ task: Task<Void, Never>) {
+    func setTimer(_ timer: DeadlineTimer) {
         let done = state.withLock { s in
-            s.timer = task
+            s.timer = timer
             return s.outcome != nil
         }
-        if done { task.cancel() }
+        if done { timer.cancel() }
     }
 
     /// Records the first outcome (later ones are ignored), resumes the waiter, cancels the worker and timer.
     func finish(_ outcome: Result<T, any Error>?) {
-        let (continuation, worker, timer) = state.withLock { s -> (CheckedContinuation<Result<T, any Error>?, Never>?, Task<Void, Never>?, Task<Void, Never>?) in
+        let (continuation, worker, timer) = state.withLock { s -> (CheckedContinuation<Result<T, any Error>?, Never>?, Task<Void, Never>?, DeadlineTimer?) in
             guard s.outcome == nil else { return (nil, nil, nil) }
             s.outcome = .some(outcome)
             defer { s.continuation = nil }

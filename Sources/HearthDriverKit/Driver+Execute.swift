@@ -5,7 +5,7 @@ import Logging
 
 extension Driver {
     /// Runs the command's handler within the caller's time and turns its outcome into a result.
-    func execute(_ command: Hearth_V1_CommandRequest) async -> Hearth_V1_CommandResult {
+    func execute(_ command: Hearth_V1_CommandRequest, on executor: (any TaskExecutor)?) async -> Hearth_V1_CommandResult {
         let trait = TraitID(command.traitID)
         let id = CommandID(command.commandID)
         let limit = command.timeoutMs > 0 ? Duration.milliseconds(command.timeoutMs) : configuration.defaultHandlerTimeout
@@ -18,7 +18,7 @@ extension Driver {
             let context = CommandContext(
                 device: DriverDevice(id: command.deviceID, store: store), endpoint: command.endpoint, trait: trait,
                 command: id, fields: Value.fields(of: command.fields), deadline: .now + limit)
-            outcome = await withTimeLimit(limit) { try await handler(context) }
+            outcome = await withTimeLimit(limit, on: executor) { try await handler(context) }
         } else {
             outcome = .failure(RPCError(code: .unimplemented, message: "this driver does not handle command \(id) of trait \(trait)"))
         }
@@ -30,7 +30,7 @@ extension Driver {
 
     /// Runs the trait's write handler, if any, within the caller's time; on success stores and reports the
     /// written values.
-    func execute(_ write: Hearth_V1_WriteRequest) async -> Hearth_V1_CommandResult {
+    func execute(_ write: Hearth_V1_WriteRequest, on executor: (any TaskExecutor)?) async -> Hearth_V1_CommandResult {
         let trait = TraitID(write.traitID)
         let limit = write.timeoutMs > 0 ? Duration.milliseconds(write.timeoutMs) : configuration.defaultHandlerTimeout
         var values: [AttributeID: Value] = [:]
@@ -40,7 +40,7 @@ extension Driver {
             device: device, endpoint: write.endpoint, trait: trait, attributes: values, deadline: .now + limit)
         let written = values
         let unreachable = offline(write.deviceID, trait: trait, endpoint: write.endpoint)
-        let outcome = await withTimeLimit(limit) { [store, handlers] () async throws -> Value in
+        let outcome = await withTimeLimit(limit, on: executor) { [store, handlers] () async throws -> Value in
             _ = try store.attributes(write.deviceID, trait: trait, endpoint: write.endpoint)  // NOT_FOUND first
             if let unreachable { throw unreachable }
             if let handler = handlers.write(trait: trait) { try await handler(context) }

@@ -44,9 +44,15 @@ extension Driver {
                         try await self.writeQueued(call, session: session)
                         return .writer
                     }
-                    group.addTask {
+                    // The reader too: a command read from the socket reaches its handler in place.
+                    let handlers: (any TaskExecutor)? =
+                        switch configuration.handlerExecution {
+                        case .eventLoop: call.executor
+                        case .globalExecutor: nil
+                        }
+                    group.addTask(executorPreference: call.executor) {
                         for try await message in call.responses {
-                            self.handle(message, session: session, established: established, inFlight: inFlight)
+                            self.handle(message, session: session, established: established, inFlight: inFlight, handlers: handlers)
                         }
                         return .reader
                     }
@@ -112,7 +118,8 @@ extension Driver {
     }
 
     private func handle(
-        _ message: Hearth_V1_HubMessage, session: Int, established: Flag, inFlight: InFlight
+        _ message: Hearth_V1_HubMessage, session: Int, established: Flag, inFlight: InFlight,
+        handlers: (any TaskExecutor)?
     ) {
         switch message.kind {
         case .welcome(let welcome):
@@ -122,13 +129,13 @@ extension Driver {
                 "driver.connected",
                 metadata: ["driver.id": "\(welcome.driverID)", "hub.epoch": "\(welcome.epoch)"])
         case .command(let command):
-            inFlight.start(command.correlationID) {
-                let result = await self.execute(command)
+            inFlight.start(command.correlationID, on: handlers) {
+                let result = await self.execute(command, on: handlers)
                 self.store.complete(result, session: session)
             }
         case .write(let write):
-            inFlight.start(write.correlationID) {
-                let result = await self.execute(write)
+            inFlight.start(write.correlationID, on: handlers) {
+                let result = await self.execute(write, on: handlers)
                 self.store.complete(result, session: session)
             }
         case .rejection(let rejection):
@@ -155,9 +162,9 @@ extension Driver {
 final class InFlight: Sendable {
     private let tasks = Mutex<[UInt64: Task<Void, Never>]>([:])
 
-    func start(_ id: UInt64, _ body: @escaping @Sendable () async -> Void) {
+    func start(_ id: UInt64, on executor: (any TaskExecutor)?, _ body: @escaping @Sendable () async -> Void) {
         tasks.withLock { tasks in
-            tasks[id] = Task {
+            tasks[id] = Task(executorPreference: executor) {
                 await body()
                 self.tasks.withLock { _ = $0.removeValue(forKey: id) }
             }

@@ -51,6 +51,8 @@ public final class Driver: Sendable {
         public var batchWindow: Duration = .milliseconds(1)
         /// How long a handler may run when the hub sent no deadline. Default 30 s.
         public var defaultHandlerTimeout: Duration = .seconds(30)
+        /// Where command and write handlers run. Default ``HandlerExecution/eventLoop``.
+        public var handlerExecution = HandlerExecution.eventLoop
         /// How long the hub has to welcome a new connection before the driver gives up on it and
         /// reconnects. Default 10 s.
         public var welcomeTimeout: Duration = .seconds(10)
@@ -63,6 +65,18 @@ public final class Driver: Sendable {
         /// ``WireClient/TLS/privateKey`` set, the driver presents a client certificate (mutual TLS). Default nil:
         /// plaintext. Ignored for a Unix socket.
         public var tls: WireClient.TLS?
+
+        /// Where the driver's command and write handlers run.
+        public enum HandlerExecution: Sendable, Hashable {
+            /// On the thread that owns the connection to the hub: a command's arrival, its handler, its
+            /// deadline and the result's write wake no other thread (measured: the driver's share of a
+            /// command's round trip). A handler that blocks its thread or computes for long holds up the
+            /// connection's reads and writes meanwhile; give such work a task of its own, or choose
+            /// ``globalExecutor``.
+            case eventLoop
+            /// On Swift's global concurrent executor, away from the connection's thread.
+            case globalExecutor
+        }
 
         public init(hub: WireClient.Target, token: String, driverID: String = "") {
             self.hub = hub

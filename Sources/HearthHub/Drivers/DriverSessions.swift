@@ -1,4 +1,5 @@
 import HearthProto
+import HearthWire
 import Synchronization
 
 /// The connected drivers and the commands in flight to them.
@@ -85,14 +86,14 @@ final class DriverSessions: Sendable {
             return s.nextCorrelation
         }
         let message = build(correlation)
-        var timer: Task<Void, Never>?
+        var timer: DeadlineTimer?
         defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard self.register(correlation, driver: driver, message: message, continuation) else { return }
-                // Started once the waiter is registered, so that even a deadline already past finds it.
-                timer = Task {
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: the call ended
+                // Armed once the waiter is registered, so that even a deadline already past finds it; on the
+                // caller's event loop (where the hub runs its handlers) it wakes no other thread.
+                timer = DeadlineTimer(after: timeout) {
                     self.fail(correlation, HubError(.deadlineExceeded, "driver '\(driver)' did not answer in time"))
                 }
             }

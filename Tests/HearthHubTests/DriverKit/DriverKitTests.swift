@@ -5,6 +5,7 @@ import HearthModel
 import HearthProto
 import HearthTypes
 import HearthWire
+import NIOPosix
 import SwiftProtobuf
 import Synchronization
 import Testing
@@ -222,6 +223,36 @@ struct DriverKitTests {
                     _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
                     #expect(handled.withLock { $0 } == 1)
                 }
+            }
+        }
+    }
+
+    @Test(
+        "handlers run on the connection's event loop by default, on the global executor when asked; both answer",
+        arguments: [Driver.Configuration.HandlerExecution.eventLoop, .globalExecutor])
+    func handlerExecution(_ execution: Driver.Configuration.HandlerExecution) async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                let driver = Driver.lights(.tcp(host: "127.0.0.1", port: client.port), handlerExecution: execution)
+                driver.add(dimmableLight("lamp"))
+                let onLoop = Mutex<[Bool]>([])
+                driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, context in
+                    onLoop.withLock { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+                    try context.device.report(Matter.OnOffTrait.self) { $0.onOff = true }
+                }
+                driver.onWrite(Matter.OnOffTrait.self) { _, _ in
+                    onLoop.withLock { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+                }
+                try await withDriver(driver) {
+                    try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
+                    _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
+                    _ = try await client.call(HomeMethods.writeAttributes, .with {
+                        $0.deviceID = "lights/lamp"; $0.endpoint = 1; $0.traitID = 0x0006
+                        $0.attributes = [.with { $0.id = 0x4001; $0.value = Value.uint(5).proto }]
+                    })
+                    _ = try await client.waitForDevice("lights/lamp") { $0.attribute(0x0006, 0) == .bool(true) }
+                }
+                #expect(onLoop.withLock { $0 } == [execution == .eventLoop, execution == .eventLoop])
             }
         }
     }

@@ -23,11 +23,13 @@ func withDriver<T: Sendable>(_ driver: Driver, _ body: () async throws -> T) asy
 extension Driver {
     /// A driver for the test hub's `lights` token, reconnecting quickly.
     static func lights(
-        _ target: WireClient.Target, token: String = Tokens.lights, vendorTraitSchemas: [TraitSchema] = []
+        _ target: WireClient.Target, token: String = Tokens.lights, vendorTraitSchemas: [TraitSchema] = [],
+        handlerExecution: Driver.Configuration.HandlerExecution = .eventLoop
     ) -> Driver {
         var configuration = Driver.Configuration(hub: target, token: token)
         configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
         configuration.vendorTraitSchemas = vendorTraitSchemas
+        configuration.handlerExecution = handlerExecution
         return Driver(configuration: configuration)
     }
 }
