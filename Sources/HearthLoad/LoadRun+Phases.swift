@@ -100,7 +100,8 @@ extension LoadRun {
     }
 
     /// Clients toggle OnOff devices at the plan's command rate (open loop, spread over the clients), each
-    /// call timed from its due time to its answer.
+    /// call timed from its due time to its answer. The trait is taken from the client's cache before the due
+    /// time, as an app holds the trait it toggles: what is timed is `toggle()`, not the cache lookup.
     func commandPhase(_ fleet: Fleet) async -> CommandReport {
         let targets = fleet.onOffDevices
         let results = CommandResults()
@@ -111,13 +112,15 @@ extension LoadRun {
         await withTaskGroup(of: Void.self) { group in
             for k in 0..<schedule.total {
                 let due = schedule.due(k)
-                let now = LoadProbe.now()
-                if due > now { try? await Task.sleep(for: .nanoseconds(Int(due - now))) }
                 let client = clients[k % clients.count]
                 let target = targets[(k * 7919) % targets.count]
+                let onOff: Result<Matter.OnOffTrait, any Error>
+                do { onOff = .success(try await client.onOffTrait(target)) } catch { onOff = .failure(error) }
+                let now = LoadProbe.now()
+                if due > now { try? await Task.sleep(for: .nanoseconds(Int(due - now))) }
                 group.addTask {
                     do {
-                        try await client.toggle(target)
+                        try await onOff.get().toggle()
                         results.state.withLock {
                             _ = $0.rtt.record((LoadProbe.now() - due) / 1000)
                             $0.ok += 1
@@ -136,14 +139,14 @@ extension LoadRun {
 }
 
 extension LoadClient {
-    /// Toggles the OnOff trait of device `id` as the cache holds it.
-    func toggle(_ id: String) async throws {
+    /// The OnOff trait of device `id` as the cache holds it.
+    func onOffTrait(_ id: String) async throws -> Matter.OnOffTrait {
         guard let home else { throw HomeError(.failedPrecondition, "a watch client sends no commands") }
         var updates = home.deviceUpdates(id: id).makeAsyncIterator()
         guard let device = try await updates.next(),
             let onOff = device.types.all.instances.lazy.compactMap({ $0.traits[Matter.OnOffTrait.self] }).first
         else { throw HomeError(.notFound, "no OnOff device '\(id)' in the cache") }
-        try await onOff.toggle()
+        return onOff
     }
 }
 
