@@ -60,6 +60,28 @@ struct GRPCMessageDeframerTests {
         }
     }
 
+    @Test("large messages in 16 KB chunks, ending mid-chunk: each whole, its slice unchanged by what follows, the buffer sized once")
+    func largeMessagesInChunks() throws {
+        let payloads = (0..<5).map { n in (0..<(200_000 + n * 1_111)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) } }
+        let bytes = framed(payloads)
+        var deframer = GRPCMessageDeframer(maxMessageSize: 1 << 20)
+        var slices: [ByteBuffer] = []
+        var capacities: [Int] = []
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + 16_384, bytes.count)
+            bytes[offset..<end].withUnsafeBytes { deframer.append($0) }
+            capacities.append(deframer.heldMemory)
+            while let message = try deframer.next() { slices.append(message) }
+            offset = end
+        }
+        #expect(slices.map { Array($0.readableBytesView) } == payloads, "kept slices still hold their own bytes")
+        #expect(!deframer.hasPartialMessage)
+        // Once a message's prefix is read, its buffer is sized for all of it: no doubling after that.
+        let distinct = capacities.filter { $0 > 0 }.reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(distinct.count <= payloads.count * 2 + 1, "capacities seen: \(distinct)")
+    }
+
     @Test("several messages in one frame, including empty ones")
     func severalPerFrame() throws {
         var deframer = GRPCMessageDeframer(maxMessageSize: 100)
