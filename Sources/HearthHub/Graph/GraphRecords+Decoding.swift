@@ -21,8 +21,8 @@ extension TraitRecord {
             case 2:
                 let (id, value) = try Value.idAndValue(reader.delimited(wireType: wireType))
                 attributes[AttributeID(id)] = value
-            case 3: connectivity = ConnectivityState(proto: try reader.enumValue(wireType: wireType))
-            case 4: locality = DataSourceLocality(proto: try reader.enumValue(wireType: wireType))
+            case 3: connectivity = ConnectivityState(proto: try reader.connectivity(wireType: wireType))
+            case 4: locality = DataSourceLocality(proto: try reader.locality(wireType: wireType))
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
             case 6: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)

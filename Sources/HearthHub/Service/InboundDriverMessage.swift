@@ -34,7 +34,7 @@ extension ReportedTrait {
             case 4:
                 let (id, value) = try Value.idAndValue(reader.delimited(wireType: wireType))
                 attributes[AttributeID(id)] = value
-            case 5: connectivity = try reader.enumValue(wireType: wireType)
+            case 5: connectivity = try reader.connectivity(wireType: wireType)
             default: try reader.skip(wireType: wireType)
             }
         }

@@ -30,8 +30,8 @@ package struct DeviceProtoFields {
             case 5: name = try reader.string(wireType: wireType)
             case 6: isMatterDevice = try reader.varint(wireType: wireType) != 0
             case 7: try type(reader.delimited(wireType: wireType))
-            case 8: connectivity = try reader.enumValue(wireType: wireType)
-            case 9: locality = try reader.enumValue(wireType: wireType)
+            case 8: connectivity = try reader.connectivity(wireType: wireType)
+            case 9: locality = try reader.locality(wireType: wireType)
             case 10: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)
             }

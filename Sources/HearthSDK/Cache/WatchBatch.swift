@@ -165,8 +165,8 @@ extension CompactTrait {
                 _ = try Value.idAndValue(body)
                 ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &attributes)
                 attributes.append(contentsOf: body)
-            case 3: connectivity = try reader.enumValue(wireType: wireType)
-            case 4: locality = try reader.enumValue(wireType: wireType)
+            case 3: connectivity = try reader.connectivity(wireType: wireType)
+            case 4: locality = try reader.locality(wireType: wireType)
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
             case 6: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)
