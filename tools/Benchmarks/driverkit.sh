@@ -32,7 +32,7 @@ if [[ ${DRIVERKIT_NO_BUILD:-0} != 1 ]]; then
   (cd "$root" && swift build -c release --product hearth-hub >&2 && swift build -c release --product hearth-load >&2)
 fi
 FANOUT_BUILD_ONLY=1 "$root/tools/fanout/run.sh" >/dev/null 2>&1 || { echo "driverkit: building hearth_pub failed" >&2; exit 1; }
-bin=$root/.build/release
+bin=${DRIVERKIT_BIN:-$root/.build/release}
 pub=$root/tools/fanout/.build/hearth_pub
 make -s -C "$root/c/driver" build/bench-driver >/dev/null || { echo "driverkit: building bench-driver failed" >&2; exit 1; }
 lib=$root/c/driver/build/bench-driver
