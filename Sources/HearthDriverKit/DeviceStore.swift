@@ -135,6 +135,28 @@ final class DeviceStore: Sendable {
         return endpointNumber
     }
 
+    /// Sets some of a trait's values (a raw report): each value that differs is written in place and queued
+    /// for the hub. ``update(_:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
+    /// copy of the trait's whole dictionary, merged and then compared entry by entry.
+    func set(_ device: String, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value]) throws(DriverError) {
+        try state.withLock { s throws(DriverError) in
+            guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
+            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
+                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+            }
+            let queue = s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
+            let key = TraitKey(device: device, endpoint: s.devices.values[d].endpoints[e].endpoint, trait: trait)
+            var slot: Int?  // The pending report's index, found (or made) at the first change.
+            for (id, value) in values {
+                let old = s.devices.values[d].endpoints[e].traits[t].attributes.updateValue(value, forKey: id)
+                guard old != value, queue else { continue }
+                if slot == nil { slot = Self.pendingSlot(key, in: &s.reports) }
+                s.reports.values[slot!].attributes[id] = value
+            }
+        }
+        ring()
+    }
+
     /// The index of `key`'s pending report, appended empty when there is none.
     private static func pendingSlot(_ key: TraitKey, in reports: inout OrderedDictionary<TraitKey, PendingReport>) -> Int {
         if let index = reports.index(forKey: key) { return index }

@@ -40,7 +40,7 @@ public struct DriverDevice: Sendable, Hashable {
 
     /// Sets raw attribute values of a trait by id (vendor traits without generated code).
     public func report(trait: TraitID, endpoint: UInt32? = nil, _ values: [AttributeID: Value]) throws(DriverError) {
-        try store.update(id, trait: trait, endpoint: endpoint) { $0.merge(values) { _, new in new } }
+        try store.set(id, trait: trait, endpoint: endpoint, values)
     }
 
     /// The trait's current values, as last reported.

@@ -102,6 +102,25 @@ struct DeviceStoreTests {
         #expect(results == [2])
     }
 
+    @Test("a raw report queues only the values that differ, stores them, and throws for an unknown device or trait")
+    func rawReport() throws {
+        let (store, lamp) = Self.connectedLamp()
+        let onOff = TraitID(0x0006)
+        let on = try #require(try lamp.attributes(Matter.OnOffTrait.self).onOff)
+        try lamp.report(trait: onOff, [AttributeID(0): .bool(on)])  // as announced: no change
+        #expect(Self.reports(try Self.drain(store).messages).isEmpty)
+        try lamp.report(trait: onOff, [AttributeID(0): .bool(!on), AttributeID(0x4001): .uint(7)])
+        try lamp.report(trait: onOff, [AttributeID(0x4001): .uint(9)])
+        let reports = Self.reports(try Self.drain(store).messages)
+        #expect(reports.count == 1 && reports[0].traits.count == 1)
+        let sent = Dictionary(uniqueKeysWithValues: reports[0].traits[0].attributes.map { ($0.id, Value(proto: $0.value)) })
+        #expect(sent == [0: .bool(!on), 0x4001: .uint(9)])
+        #expect(try lamp.attributes(Matter.OnOffTrait.self).onTime == 9)
+        #expect(throws: DriverError.self) { try DriverDevice(id: "nope", store: store).report(trait: onOff, [AttributeID(0): .bool(true)]) }
+        #expect(throws: DriverError.self) { try lamp.report(trait: TraitID(0x0300), [AttributeID(0): .uint(1)]) }
+        #expect(Self.reports(try Self.drain(store).messages).isEmpty)
+    }
+
     @Test("reports for an unknown device or trait throw and queue nothing")
     func unknown() throws {
         let store = Self.store(lamps: 1)
