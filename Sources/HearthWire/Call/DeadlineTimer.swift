@@ -25,9 +25,7 @@ public struct DeadlineTimer: Sendable {
     /// on that loop: it must be short.
     public init(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
         if let loop = MultiThreadedEventLoopGroup.currentEventLoop {
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
-            armed = .loop(loop.scheduleTask(in: .nanoseconds(nanoseconds), body))
+            armed = .loop(loop.scheduleTask(in: .nanoseconds(max(0, delay.nanosecondsClamped)), body))
         } else {
             armed = .task(
                 Task {

@@ -44,9 +44,7 @@ public struct ClientCall<Request, Response>: Sendable {
     /// thread: a task running on ``executor`` wakes in place, with no other thread woken.
     /// - Throws: `CancellationError` when the task is cancelled meanwhile.
     public func sleep(for duration: Duration) async throws {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {}
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(max(0, duration.nanosecondsClamped))) {}
         do {
             try await withTaskCancellationHandler {
                 try await timer.futureResult.get()
