@@ -83,7 +83,16 @@ public struct MessageWriter<Message>: Sendable {
     /// and the call has one.
     private func compress(_ bytes: [UInt8], compressed: Bool) throws -> ([UInt8], Bool) {
         // The first message fixes the encoding (the response headers name it).
-        let encoding = bridge.outboundCompression.fix()
+        try OutboundMessage.pack(bytes, encoding: bridge.outboundCompression.fix(), compressed: compressed)
+    }
+}
+
+/// How an outbound message's bytes are packed, for ``MessageWriter`` and for a call's preloaded request.
+enum OutboundMessage {
+    /// `bytes` compressed with `encoding` when `compressed` asks for it and there is an encoding, with the
+    /// flag to frame them with.
+    /// - Throws: ``RPCError`` `internal` when compression fails.
+    static func pack(_ bytes: [UInt8], encoding: MessageEncoding?, compressed: Bool) throws(RPCError) -> ([UInt8], Bool) {
         guard compressed, let encoding else { return (bytes, false) }
         do {
             return (try Zlib.compress(bytes, encoding: encoding), true)

@@ -15,15 +15,7 @@ struct PreloadedRequest: Sendable {
         } catch {
             throw MessageWriter<Message>.encodingFailed(error)
         }
-        guard let encoding else {
-            (bytes, compressed) = (encoded, false)
-            return
-        }
-        do {
-            (bytes, compressed) = (try Zlib.compress(encoded, encoding: encoding), true)
-        } catch {
-            throw RPCError(code: .internal, message: "could not compress message: \(error)")
-        }
+        (bytes, compressed) = try OutboundMessage.pack(encoded, encoding: encoding, compressed: true)
     }
 
     /// Frames the message into `buffer`.
