@@ -106,7 +106,7 @@ final class DeviceStore: Sendable {
             body(&values)
             let before = s.devices.values[d].endpoints[e].traits[t]
             let connectivityChanged = connectivity != nil && connectivity != before.connectivity
-            let queue = s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
+            let queue = Self.queuesReports(of: device, in: s)
             let key = TraitKey(device: device, endpoint: number, trait: trait)
             var changed = false
             var added = 0
@@ -144,7 +144,7 @@ final class DeviceStore: Sendable {
             guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
                 throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
             }
-            let queue = s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
+            let queue = Self.queuesReports(of: device, in: s)
             let key = TraitKey(device: device, endpoint: s.devices.values[d].endpoints[e].endpoint, trait: trait)
             var slot: Int?  // The pending report's index, found (or made) at the first change.
             for (id, value) in values {
@@ -155,6 +155,12 @@ final class DeviceStore: Sendable {
             }
         }
         ring()
+    }
+
+    /// Whether a change of `device` is queued for the hub now: not while disconnected, nor for a device whose
+    /// announcement (which carries its values) has yet to leave.
+    private static func queuesReports(of device: String, in s: State) -> Bool {
+        s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
     }
 
     /// The index of `key`'s pending report, appended empty when there is none.
