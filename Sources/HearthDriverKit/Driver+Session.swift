@@ -45,14 +45,14 @@ extension Driver {
                         return .writer
                     }
                     // The reader too: a command read from the socket reaches its handler in place.
-                    let handlers: (any TaskExecutor)? =
+                    let handlerExecutor: (any TaskExecutor)? =
                         switch configuration.handlerExecution {
                         case .eventLoop: call.executor
                         case .globalExecutor: nil
                         }
                     group.addTask(executorPreference: call.executor) {
                         for try await message in call.responses {
-                            self.handle(message, session: session, established: established, inFlight: inFlight, handlers: handlers)
+                            self.handle(message, session: session, established: established, inFlight: inFlight, handlerExecutor: handlerExecutor)
                         }
                         return .reader
                     }
@@ -119,7 +119,7 @@ extension Driver {
 
     private func handle(
         _ message: Hearth_V1_HubMessage, session: Int, established: Flag, inFlight: InFlight,
-        handlers: (any TaskExecutor)?
+        handlerExecutor: (any TaskExecutor)?
     ) {
         switch message.kind {
         case .welcome(let welcome):
@@ -129,13 +129,13 @@ extension Driver {
                 "driver.connected",
                 metadata: ["driver.id": "\(welcome.driverID)", "hub.epoch": "\(welcome.epoch)"])
         case .command(let command):
-            inFlight.start(command.correlationID, on: handlers) {
-                let result = await self.execute(command, on: handlers)
+            inFlight.start(command.correlationID, on: handlerExecutor) {
+                let result = await self.execute(command, on: handlerExecutor)
                 self.store.complete(result, session: session)
             }
         case .write(let write):
-            inFlight.start(write.correlationID, on: handlers) {
-                let result = await self.execute(write, on: handlers)
+            inFlight.start(write.correlationID, on: handlerExecutor) {
+                let result = await self.execute(write, on: handlerExecutor)
                 self.store.complete(result, session: session)
             }
         case .rejection(let rejection):

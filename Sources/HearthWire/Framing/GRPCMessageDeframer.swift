@@ -63,7 +63,7 @@ struct GRPCMessageDeframer {
     /// seventh of a client process's CPU while ten clients joined a 100,000-device home).
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         let held = buffer.readableBytes
-        // The message being read needs its prefix (5 bytes) and its announced length.
+        // What the message being read still lacks, once its prefix has told its length.
         let wanted = pending.map { $0.length - held } ?? 0
         if held == 0 || sliced {
             // Start a fresh buffer so slices handed out earlier keep their storage; only the bytes not yet

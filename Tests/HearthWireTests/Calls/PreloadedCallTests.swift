@@ -46,15 +46,14 @@ struct PreloadedCallTests {
         _ = try? channel.finish()
     }
 
-    @Test("a request that cannot be encoded fails with INTERNAL before any stream is opened")
+    @Test("a request that cannot be encoded is refused with INTERNAL when it is prepared, before the call starts")
     func encodingFails() throws {
         struct Refused: Error {}
         let codec = MessageCodec<[UInt8]>(serialize: { _ in throw Refused() }, deserialize: { Array($0.readableBytesView) })
-        #expect(throws: RPCError.self) { _ = try PreloadedRequest([1], codec: codec, encoding: nil) }
-        do {
+        #expect {
             _ = try PreloadedRequest([1], codec: codec, encoding: nil)
-        } catch let error as RPCError {
-            #expect(error.code == .internal)
+        } throws: { error in
+            (error as? RPCError)?.code == .internal
         }
     }
 
