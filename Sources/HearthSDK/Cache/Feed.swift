@@ -36,6 +36,8 @@ final class Feed<Output: Sendable>: Sendable {
         var ready: Deque<Output> = []
         /// The subscriber waiting in ``next()`` for something to render or an end.
         var waiter: CheckedContinuation<Void, Never>?
+        /// Or the callback a subscription left with ``poll(orWake:)``, called once when there is.
+        var wake: (@Sendable () -> Void)?
         var end: HomeError??  // .some(nil): finished; .some(error): failed
         var onCancel: (@Sendable () -> Void)?
     }
@@ -84,7 +86,7 @@ final class Feed<Output: Sendable>: Sendable {
             snapshot.delta.structures = []
             snapshot.delta.rooms = []
         }
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { s -> Waiter? in
             guard s.end == nil else { return nil }
             if s.snapshot != nil { s.delta.formUnion(snapshot.delta) } else { s.delta = snapshot.delta }
             s.snapshot = snapshot
@@ -94,10 +96,26 @@ final class Feed<Output: Sendable>: Sendable {
                 s.delta = HomeSnapshot.Delta()
             }
             guard s.end != nil || isDue(&s) else { return nil }
-            defer { s.waiter = nil }
-            return s.waiter
+            return Self.takeWaiter(&s)
         }
         waiter?.resume()
+    }
+
+    /// Whoever waits for this feed: a task in ``next()`` or a subscription's wake-up callback.
+    private struct Waiter {
+        var continuation: CheckedContinuation<Void, Never>?
+        var wake: (@Sendable () -> Void)?
+
+        func resume() {
+            continuation?.resume()
+            wake?()
+        }
+    }
+
+    private static func takeWaiter(_ s: inout State) -> Waiter? {
+        guard s.waiter != nil || s.wake != nil else { return nil }
+        defer { s.waiter = nil; s.wake = nil }
+        return Waiter(continuation: s.waiter, wake: s.wake)
     }
 
     /// Whether the pending snapshot should be rendered: the first one always, later ones when they may
@@ -109,11 +127,10 @@ final class Feed<Output: Sendable>: Sendable {
 
     /// Ends the feed after what is ready: nil finishes, an error fails.
     func finish(_ error: HomeError?) {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { s -> Waiter? in
             guard s.end == nil else { return nil }
             s.end = .some(error)
-            defer { s.waiter = nil }
-            return s.waiter
+            return Self.takeWaiter(&s)
         }
         waiter?.resume()
     }
@@ -128,23 +145,26 @@ final class Feed<Output: Sendable>: Sendable {
     }
 
     /// The next output if one is ready now (rendering a pending snapshot on the caller's thread), else
-    /// `.pending`: how a subscription delivers what the synced cache already holds before `sink` returns.
-    /// One caller at a time, as for ``next()``.
-    func poll() -> Poll {
+    /// `.pending`, after which `wake` is called once (on the thread that pushes or ends the feed) when
+    /// there is something to take: how a Combine subscription delivers without a task of its own. One
+    /// caller at a time, as for ``next()``.
+    func poll(orWake wake: @escaping @Sendable () -> Void) -> Poll {
         while true {
             switch state.withLock({ step(&$0) }) {
             case .deliver(.success(let output?)): return .value(output)
             case .deliver(.success(nil)): return .end(nil)
             case .deliver(.failure(let error)): return .end(HomeError.from(error))
             case .render(let first, let snapshot, let delta): renderPending(first: first, snapshot, delta)
-            case .wait: return .pending
+            case .wait:
+                let armed = state.withLock { s -> Bool in
+                    if !s.ready.isEmpty || s.end != nil || isDue(&s) { return false }
+                    s.wake = wake
+                    return true
+                }
+                if armed { return .pending }
             }
         }
     }
-
-    /// The next output already rendered, or nil: never renders (so a subscriber that takes a batch of what
-    /// is ready does not make a renderer such as `batched()`'s produce a second, soon stale, whole set).
-    func takeReady() -> Output? { state.withLock { $0.ready.popFirst() } }
 
     /// The next output, waiting for one; nil when finished. One caller at a time (a subscription's pump or
     /// an iterator), which renders pending snapshots itself, outside the lock.
@@ -188,8 +208,9 @@ final class Feed<Output: Sendable>: Sendable {
             s.end = .some(nil)
             s.ready.removeAll()
             s.snapshot = nil
-            defer { s.waiter = nil; s.onCancel = nil }
-            return (s.waiter, s.onCancel)
+            let waiter = Self.takeWaiter(&s)
+            defer { s.onCancel = nil }
+            return (waiter, s.onCancel)
         }
         waiter?.resume()
         onCancel?()

@@ -43,23 +43,27 @@ struct FeedPublisher<Output: Sendable>: Publisher {
 ///
 /// What the synced cache already holds is delivered during the subscriber's first request, on the caller's
 /// thread, before `sink` returns (as a `CurrentValueSubject` does): a subscription whose `AnyCancellable` is
-/// dropped at once still gets its current value. Later values arrive on a serial dispatch queue of the
-/// subscription's own, which the pump task awaits: a sink that blocks (a slow consumer, a semaphore) holds a
-/// dispatch thread, never one of Swift's few cooperative threads.
+/// dropped at once still gets its current value. Later values are rendered and delivered on a serial
+/// dispatch queue of the subscription's own, woken by the feed when something is ready: a sink that blocks (a
+/// slow consumer, a semaphore) holds a dispatch thread, never one of Swift's few cooperative threads, and a
+/// change reaches a subscriber in one thread wake-up. (A pump task once stood between the feed and the
+/// queue: three wake-ups per delivery, the task's, the queue's and the task's again.)
 ///
-/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is called either inline by the first
-/// `request` or on `queue` by the single pump task, and `state.pumping` makes sure only one of them runs at
-/// a time, as Combine requires serialized calls; the rest of the state is behind the mutex.
-final class FeedSubscription<S: Subscriber>: Subscription, @unchecked Sendable
+/// `@unchecked Sendable`: the subscriber (not `Sendable` itself) is only called by ``drain()``, which
+/// `state.draining` lets one caller run at a time (the first request inline, later ones on `queue`), as
+/// Combine requires serialized calls; the rest of the state is behind the mutex.
+final class FeedSubscription<S: Subscriber>: Subscription, Drainable, @unchecked Sendable
 where S.Input: Sendable, S.Failure == HomeError {
     private struct State {
         var demand = Subscribers.Demand.none
-        var pumping = false
-        var pump: Task<Void, Never>?
+        /// A drain runs (or is queued); only it calls the subscriber.
+        var draining = false
+        /// The feed woke the subscription while a drain ran: that drain polls once more before it stops.
+        var woken = false
         var cancelled = false
         /// Whether the first request (which delivers what is ready inline) has come.
         var requested = false
-        /// Set once the completion was delivered inline: no pump may start after it.
+        /// Set once the completion was delivered: nothing is delivered after it.
         var completed = false
     }
 
@@ -76,100 +80,88 @@ where S.Input: Sendable, S.Failure == HomeError {
     func request(_ demand: Subscribers.Demand) {
         let (start, first) = state.withLock { s -> (Bool, Bool) in
             s.demand += demand
-            guard !s.pumping, !s.cancelled, !s.completed, s.demand > 0 else { return (false, false) }
-            s.pumping = true
+            guard !s.draining, !s.cancelled, !s.completed, s.demand > 0 else { return (false, false) }
+            s.draining = true
             defer { s.requested = true }
             return (true, !s.requested)
         }
         guard start else { return }
-        if first, !deliverReady() { return }
-        // One delivery task while there is demand: Combine gives a publisher no thread of its own.
-        let task = Task { await self.pump() }
-        state.withLock { $0.pump = task }
+        if first { drain() } else { drainOnQueue() }
     }
 
-    /// Delivers what the feed holds now on the caller's thread while there is demand; false when nothing is
-    /// left to pump (demand used up, cancelled or completed), with `pumping` cleared accordingly.
-    private func deliverReady() -> Bool {
+    /// Runs ``drain()`` on the queue; the closure holds the subscription as a ``Drainable``, not as its
+    /// generic type, whose metatype is not `Sendable`.
+    private func drainOnQueue() {
+        let me: any Drainable = self
+        queue.async { me.drain() }
+    }
+
+    /// The feed has something: drain it on the queue, unless a drain runs (it is told to look again) or the
+    /// subscriber has no demand (its next request drains).
+    func wake() {
+        let start = state.withLock { s -> Bool in
+            guard !s.cancelled, !s.completed else { return false }
+            if s.draining {
+                s.woken = true
+                return false
+            }
+            guard s.demand > 0 else { return false }
+            s.draining = true
+            return true
+        }
+        if start { drainOnQueue() }
+    }
+
+    /// Delivers what the feed holds while there is demand, rendering pending snapshots on this thread; stops
+    /// (clearing `draining`) when the demand is used up, the feed has nothing (it wakes the subscription
+    /// later), or the subscription ended.
+    func drain() {
+        let me: any Drainable = self
+        let wakeUp: @Sendable () -> Void = { me.wake() }
         while true {
-            switch feed.poll() {
+            switch feed.poll(orWake: wakeUp) {
             case .pending:
-                return true
+                let stop = state.withLock { s -> Bool in
+                    if s.woken {
+                        s.woken = false
+                        return false
+                    }
+                    s.draining = false
+                    return true
+                }
+                if stop { return }
             case .end(let error):
                 let cancelled = state.withLock { s -> Bool in
                     s.completed = true
+                    s.draining = false
                     return s.cancelled
                 }
                 if !cancelled { subscriber.receive(completion: error.map { .failure($0) } ?? .finished) }
-                return false
-            case .value(let value):
-                if !account(delivered: 1, more: subscriber.receive(value)) { return false }
-            }
-        }
-    }
-
-    /// Counts `delivered` values against the demand and adds what the subscriber asked for meanwhile;
-    /// false (and `pumping` cleared) when there is no demand left or the subscription was cancelled.
-    private func account(delivered: Int, more: Subscribers.Demand) -> Bool {
-        state.withLock { s in
-            s.demand -= delivered
-            s.demand += more
-            if s.demand == 0 || s.cancelled { s.pumping = false }
-            return s.pumping
-        }
-    }
-
-    /// Values delivered in one hop to the subscriber's queue at most.
-    private static var batch: Int { 256 }
-
-    private func pump() async {
-        while true {
-            do {
-                guard let value = try await feed.next() else {
-                    if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .finished) } }
-                    return
-                }
-                // What was rendered beside it goes in the same hop to the subscriber's queue (a `stream()` of a
-                // busy home renders many values at once), never more than the demand allows; nothing new is
-                // rendered for the batch.
-                var values = [value]
-                let budget = state.withLock { s in s.demand == .unlimited ? Self.batch : min(s.demand.max ?? 1, Self.batch) }
-                while values.count < budget, let next = feed.takeReady() { values.append(next) }
-                let batch = values
-                let (delivered, more) = await onQueue { () -> (Int, Subscribers.Demand) in
-                    var more = Subscribers.Demand.none
-                    var delivered = 0
-                    for value in batch {
-                        guard !self.state.withLock({ $0.cancelled }) else { break }
-                        more += self.subscriber.receive(value)
-                        delivered += 1
-                    }
-                    return (delivered, more)
-                }
-                if !account(delivered: delivered, more: more) { return }
-            } catch {
-                let failure = HomeError.from(error)
-                if !state.withLock({ $0.cancelled }) { await onQueue { self.subscriber.receive(completion: .failure(failure)) } }
                 return
+            case .value(let value):
+                guard !state.withLock({ $0.cancelled }) else { return }
+                let more = subscriber.receive(value)
+                let go = state.withLock { s -> Bool in
+                    s.demand -= 1
+                    s.demand += more
+                    if s.demand == 0 || s.cancelled { s.draining = false }
+                    return s.draining
+                }
+                if !go { return }
             }
-        }
-    }
-
-    /// Runs `body` on the subscriber's queue and waits for it without holding a cooperative thread.
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: body()) }
         }
     }
 
     func cancel() {
-        let task = state.withLock { s in
-            s.cancelled = true
-            return s.pump
-        }
+        state.withLock { $0.cancelled = true }
         feed.cancel()
-        task?.cancel()
     }
+}
+
+/// What a feed's wake-up and the subscription's queue call, without naming the subscriber's type.
+protocol Drainable: AnyObject, Sendable {
+    func wake()
+    func drain()
 }
 
 /// The asynchronous-sequence twin of a Home publisher: `for try await devices in home.devices().batches`.
