@@ -74,6 +74,10 @@ struct ZlibTests {
         #expect(MessageEncoding(name: "identity") == nil)
         #expect(MessageEncoding(name: "br") == nil)
         #expect(MessageEncoding.parseAcceptHeader("identity, deflate ,gzip,snappy") == [.deflate, .gzip])
+        #expect(MessageEncoding.parseAcceptHeader("\tGZip\t,,DEFLATE, gzip") == [.gzip, .deflate])
+        #expect(MessageEncoding.parseAcceptHeader("") == [])
+        #expect(MessageEncoding.parseAcceptHeader("gzi,gzipp,g zip,deflate1,,") == [])
+        #expect(MessageEncoding.parseAcceptHeader("gzip") == [.gzip])
         #expect(MessageEncoding.acceptHeader(MessageEncoding.all) == "identity,gzip,deflate")
     }
 }
