@@ -7,6 +7,19 @@ import Testing
 
 @Suite("Access control, mutations and their errors")
 struct HubAccessTests {
+    @Test("a bearer token is read in any case of 'Bearer' and with stray blanks; anything else is UNAUTHENTICATED")
+    func bearerTokens() {
+        let driver = Principal.driver(id: "lights")
+        let access = AccessControl(tokens: ["tok-1": driver])
+        for value in ["Bearer tok-1", "bearer tok-1", "BEARER tok-1", "Bearer  tok-1", "Bearer tok-1 ", " Bearer tok-1"] {
+            #expect((try? access.authenticate(authorization: value)) == driver, "\(value)")
+        }
+        for value in ["Bearer tok-2", "Basic tok-1", "Bearer", "Bearer ", "Bearertok-1", "tok-1", "Bearer tok-1x", "Bearer tok-\u{e9}"] {
+            #expect(throws: HubError.self, "\(value)") { try access.authenticate(authorization: value) }
+        }
+        #expect(throws: HubError.self) { try access.authenticate(authorization: nil) }
+    }
+
     @Test("no token, a malformed one or an unknown one: UNAUTHENTICATED; a driver token on the home service: PERMISSION_DENIED")
     func authentication() async throws {
         try await withTemporaryDirectory { dir in

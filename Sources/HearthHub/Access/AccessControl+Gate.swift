@@ -20,9 +20,9 @@ extension AccessControl {
         } catch {
             return Status(code: error.code.status, message: error.message)
         }
-        let driverService = path.hasPrefix("/\(DriverMethods.service)/")
+        let driverService = path.hasPrefix(Self.driverServicePrefix)
         switch principal {
-        case .driver where path.hasPrefix("/\(HomeMethods.service)/"):
+        case .driver where path.hasPrefix(Self.homeServicePrefix):
             return Status(code: .permissionDenied, message: "a driver token cannot call the home service")
         case .user where driverService:
             return Status(code: .permissionDenied, message: "a client token cannot connect as a driver")
@@ -30,4 +30,7 @@ extension AccessControl {
             return nil
         }
     }
+
+    private static let driverServicePrefix = "/\(DriverMethods.service)/"
+    private static let homeServicePrefix = "/\(HomeMethods.service)/"
 }

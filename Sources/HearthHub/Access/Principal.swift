@@ -62,6 +62,9 @@ public struct AccessControl: Sendable {
         guard let authorization, !authorization.isEmpty else {
             throw HubError(.unauthenticated, "missing 'authorization: Bearer <token>' metadata")
         }
+        if let token = Self.plainBearerToken(authorization), let principal = tokens[token] {
+            return principal
+        }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw HubError(.unauthenticated, "the authorization metadata must be 'Bearer <token>'")
@@ -71,5 +74,22 @@ public struct AccessControl: Sendable {
             throw HubError(.unauthenticated, "unknown token")
         }
         return principal
+    }
+
+    /// The token of `Bearer <token>` when the value is exactly that (any case of `Bearer`, one space, a
+    /// token of visible ASCII): what every client sends, read without splitting, lowercasing and
+    /// Foundation's trimming, which together were a few per cent of the hub's CPU per command. Nil for
+    /// anything else, which the general reading handles.
+    static func plainBearerToken(_ authorization: String) -> String? {
+        let bytes = authorization.utf8
+        guard bytes.count > 7 else { return nil }
+        var index = bytes.startIndex
+        for expected in "bearer ".utf8 {
+            // ASCII letters only: setting 0x20 lowers a capital and leaves a small letter (and the space) alone.
+            guard bytes[index] | 0x20 == expected else { return nil }
+            index = bytes.index(after: index)
+        }
+        guard bytes[index...].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        return String(authorization[index...])
     }
 }
