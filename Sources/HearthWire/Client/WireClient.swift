@@ -68,6 +68,8 @@ public final class WireClient: Sendable {
         let channel: any Channel
         let handler: NIOLoopBound<ClientConnectionHandler>
         let id: ObjectIdentifier
+        /// Runs tasks on the connection's event loop (unary calls run there).
+        let executor: EventLoopTaskExecutor
     }
 
     private enum State {
@@ -208,7 +210,8 @@ public final class WireClient: Sendable {
                     handler: NIOLoopBound(
                         try! channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
                         eventLoop: channel.eventLoop),
-                    id: ObjectIdentifier(channel))
+                    id: ObjectIdentifier(channel),
+                    executor: EventLoopTaskExecutor(eventLoop: channel.eventLoop))
                 self.connected(.success(connection))
             case .failure(let error as RPCError):
                 self.connected(.failure(error))
