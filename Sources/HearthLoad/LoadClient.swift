@@ -43,7 +43,7 @@ public final class LoadClient: Sendable {
     let stallUntil = Atomic<UInt64>(0)
     let subscriptions = Mutex(Cancellables(all: []))
     /// What a `batched` client's last emission held.
-    let lastSet = Mutex<[String: HomeDevice]>([:])
+    let lastSet = Mutex(BatchDiff())
 
     /// Connects, waits for the first `list()`, and subscribes.
     /// - Parameter pick: how many devices a `devices` or `types` client watches (chosen evenly).
@@ -81,23 +81,7 @@ public final class LoadClient: Sendable {
         case .batched:
             out.append(sink(home.devices().batched()) { client, set in
                 let now = client.stallIfAsked()
-                // Only the devices that differ from the last emission are read (an unchanged device is the
-                // same value, compared in O(1)), so the measurement costs little beside the SDK's own work:
-                // one lookup per device, and only changed devices written back (writing every device back
-                // and filtering into a new set hashed each id three times per emission).
-                let changed = client.lastSet.withLock { last in
-                    var changed: [HomeDevice] = []
-                    for device in set {
-                        if let index = last.index(forKey: device.id) {
-                            guard last.values[index] != device else { continue }
-                            last.values[index] = device
-                        } else {
-                            last[device.id] = device
-                        }
-                        changed.append(device)
-                    }
-                    return changed
-                }
+                let changed = client.lastSet.withLock { $0.changed(in: set) }
                 client.tracking.tracker.withLock { tracker in
                     for device in changed {
                         guard let reading = Self.reading(device) else { continue }
