@@ -102,12 +102,12 @@ public final class LoadClient: Sendable {
                 let id = device.id
                 if device.types.contains(DimmableLightDeviceType.self) {
                     out.append(sink(device.types.subscribe(DimmableLightDeviceType.self)) { client, light in
-                        client.observe(id, LoadProbe.reading(light.traits), light.hashValue)
+                        client.observe(id, LoadProbe.reading(light.traits)) { light.hashValue }
                     })
                 } else {
                     out.append(sink(device.types.subscribeAll()) { client, types in
                         let reading = types.instances.lazy.compactMap { LoadProbe.reading($0.traits) }.first
-                        client.observe(id, reading, types.hashValue)
+                        client.observe(id, reading) { types.hashValue }
                     })
                 }
             }
@@ -126,18 +126,20 @@ public final class LoadClient: Sendable {
     }
 
     private func observe(_ device: HomeDevice) {
-        var state = Hasher()  // the device's whole state (HomeDevice hashes its id only)
-        state.combine(device.name)
-        state.combine(device.roomID)
-        state.combine(device.sourceConnectivity)
-        state.combine(device.types.all)
-        observe(device.id, Self.reading(device), state.finalize())
+        observe(device.id, Self.reading(device)) {
+            var state = Hasher()  // the device's whole state (HomeDevice hashes its id only)
+            state.combine(device.name)
+            state.combine(device.roomID)
+            state.combine(device.sourceConnectivity)
+            state.combine(device.types.all)
+            return state.finalize()
+        }
     }
 
-    private func observe(_ id: String, _ reading: LoadProbe.Reading?, _ state: Int) {
+    private func observe(_ id: String, _ reading: LoadProbe.Reading?, _ state: @escaping @Sendable () -> Int) {
         let now = stallIfAsked()
         guard let reading else { return }
-        tracking.tracker.withLock { $0.observe(device: id, reading: reading, state: state, now: now, isItem: true) }
+        tracking.tracker.withLock { $0.observe(device: id, reading: reading, now: now, isItem: true, state: state) }
     }
 
     static func reading(_ device: HomeDevice) -> LoadProbe.Reading? {
