@@ -34,9 +34,13 @@ extension Home {
         }
     }
 
+    /// Responses applied as one update at most: what has arrived while the last update was applied, up to
+    /// this many, so that a subscriber never waits behind a long run of them.
+    static var responsesPerUpdate: Int { 64 }
+
     /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps
     /// it in at the synced mark, with the differences to the old one as the update; otherwise it resumes
-    /// and applies each response as one update.
+    /// and applies each response, with those that arrived meanwhile, as one update.
     private func watchOnce(fromScratch: Bool, onSynced: () -> Void) async throws {
         let current = store.snapshot
         let resuming = current.synced && !fromScratch
@@ -50,16 +54,16 @@ extension Home {
         try await client.serverStreaming(WatchBatch.watch, request: request, options: options) { responses in
             var building: HomeSnapshot? = resuming ? nil : HomeSnapshot()
             if resuming { onSynced() }
-            for try await response in responses {
+            var iterator = responses.makeAsyncIterator()
+            while let response = try await iterator.next() {
                 if response.relist { throw WatchEnd.relist }
                 // Taken out of the optional, so that it is uniquely referenced and applying a response does
                 // not copy what was built so far (it did, once per response: quadratic in the home's size).
                 if var fresh = building.take() {
-                    for (revision, change) in response.changes { fresh.apply(change, revision: revision) }
+                    fresh.apply(response)
                     // What the snapshot's own responses change is not an update anyone sees (the update is
                     // the difference to the old cache, made at the synced mark): keep no record of it.
                     fresh.delta = HomeSnapshot.Delta()
-                    fresh.revision = max(fresh.revision, response.revision)
                     if !response.epoch.isEmpty { fresh.epoch = response.epoch }
                     guard response.synced else {
                         building = fresh
@@ -75,8 +79,18 @@ extension Home {
                 } else {
                     var next = store.snapshot
                     next.delta = HomeSnapshot.Delta()
-                    for (revision, change) in response.changes { next.apply(change, revision: revision) }
-                    next.revision = max(next.revision, response.revision)
+                    next.apply(response)
+                    // Responses that arrived meanwhile go into the same update. Each update copies the cache
+                    // tree's path to every device it changes (the published snapshot still holds the old
+                    // one), and at a few changes per response, as a live hub sends them, those copies were
+                    // most of applying a change. Subscribers see the union of the changes, as a busy
+                    // subscriber does anyway.
+                    var taken = 1
+                    while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
+                        if more.relist { throw WatchEnd.relist }
+                        next.apply(more)
+                        taken += 1
+                    }
                     if !next.delta.isEmpty { next.sequence += 1 }
                     store.publish(next)
                 }

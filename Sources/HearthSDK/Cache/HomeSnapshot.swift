@@ -57,6 +57,12 @@ struct HomeSnapshot: Sendable {
         }
     }
 
+    /// Applies a watch response's changes and takes its revision.
+    mutating func apply(_ response: WatchBatch) {
+        for (revision, change) in response.changes { apply(change, revision: revision) }
+        revision = max(revision, response.revision)
+    }
+
     /// Applies one change as swift-protobuf decoded it.
     mutating func apply(_ change: Hearth_V1_Change) {
         switch change.kind {

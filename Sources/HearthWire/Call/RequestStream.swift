@@ -24,6 +24,27 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
         /// - Throws: ``RPCError`` as ``next()`` does.
         public mutating func nextReceived() async throws -> ReceivedMessage<Message>? {
             guard let inbound = try await bridge.nextInbound() else { return nil }
+            return try decode(inbound)
+        }
+
+        /// The next message if it has already arrived, without waiting; nil when none has (the stream may
+        /// still be open: ``next()`` waits for the next message and reports the end).
+        ///
+        /// A reader that applies messages in batches takes what is there after each ``next()``:
+        ///
+        /// ```swift
+        /// while let first = try await iterator.next() {
+        ///     var batch = [first]
+        ///     while let more = try iterator.nextIfArrived() { batch.append(more) }
+        /// }
+        /// ```
+        /// - Throws: ``RPCError`` when the message cannot be decompressed or decoded.
+        public mutating func nextIfArrived() throws -> Message? {
+            guard let inbound = bridge.nextInboundIfArrived() else { return nil }
+            return try decode(inbound).message
+        }
+
+        private func decode(_ inbound: InboundMessage) throws -> ReceivedMessage<Message> {
             // Decompressed here, as the reader takes it, never while it waits (see InboundMessage).
             let bytes = try inbound.payload(limit: bridge.limits.maxReceiveMessageSize)
             do {

@@ -166,19 +166,32 @@ extension StreamBridge {
         }
     }
 
+    /// Takes the first queued message and the window credit its taking frees (bytes held back while the
+    /// queue was above its high watermark, once it is below the low one).
+    private func popInbound(_ s: inout State) -> (InboundMessage, release: Int)? {
+        guard let message = s.inbound.popFirst() else { return nil }
+        s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
+        var release = 0
+        if s.heldBytes > 0, s.inboundBytes < limits.inboundLowWatermark {
+            release = s.heldBytes
+            s.heldBytes = 0
+        }
+        return (message, release)
+    }
+
+    /// Task side: the next message if one has arrived, without waiting; nil when none is queued (the end of
+    /// the inbound side, or its failure, is left for ``nextInbound()`` to report).
+    func nextInboundIfArrived() -> InboundMessage? {
+        guard let (message, release) = state.withLock({ popInbound(&$0) }) else { return nil }
+        if release > 0 { notify(.consumed(release)) }
+        return message
+    }
+
     /// Task side: the next message, or nil at the end of the inbound side.
     func nextInbound() async throws -> InboundMessage? {
         enum Step { case message(InboundMessage?, release: Int), failed(RPCError), wait }
         let step: Step = state.withLock { s in
-            if let message = s.inbound.popFirst() {
-                s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
-                var release = 0
-                if s.heldBytes > 0, s.inboundBytes < limits.inboundLowWatermark {
-                    release = s.heldBytes
-                    s.heldBytes = 0
-                }
-                return .message(message, release: release)
-            }
+            if let (message, release) = popInbound(&s) { return .message(message, release: release) }
             switch s.inboundEnd {
             case .success: return .message(nil, release: 0)
             case .failure(let error): return .failed(error)

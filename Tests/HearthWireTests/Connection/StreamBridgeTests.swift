@@ -74,3 +74,29 @@ struct StreamBridgeTests {
         await #expect(throws: RPCError.self) { try await write.value }
     }
 }
+
+/// Taking inbound messages without waiting, as a batching reader does.
+@Suite("StreamBridge: messages taken without waiting")
+struct StreamBridgeArrivedTests {
+    @Test("only queued messages are taken, in order; the end is left for nextInbound, and held credit is released")
+    func takesOnlyWhatArrived() async throws {
+        let released = Mutex(0)
+        let bridge = StreamBridge(
+            limits: StreamBridge.Limits(inboundHighWatermark: 20, inboundLowWatermark: 10)
+        ) { request in
+            if case .consumed(let bytes) = request { released.withLock { $0 += bytes } }
+        }
+        #expect(bridge.nextInboundIfArrived() == nil)
+        let messages = (1...3).map { InboundMessage(ByteBuffer(bytes: [UInt8](repeating: $0, count: 8))) }
+        // 3 × (8 + 5) bytes queued is above the high watermark: the chunk's credit is held back.
+        #expect(bridge.deliver(messages, chunkBytes: 39) == 0)
+        #expect(bridge.nextInboundIfArrived() == messages[0])
+        #expect(bridge.nextInboundIfArrived() == messages[1])
+        #expect(released.withLock { $0 } == 0)  // 13 bytes still queued, not below the low watermark
+        bridge.finishInbound(.success(()))
+        #expect(bridge.nextInboundIfArrived() == messages[2])
+        #expect(released.withLock { $0 } == 39)  // the queue is empty: the held credit goes back
+        #expect(bridge.nextInboundIfArrived() == nil)
+        #expect(try await bridge.nextInbound() == nil)
+    }
+}
