@@ -22,10 +22,10 @@ typealias FeedInterest = @Sendable (_ snapshot: HomeSnapshot, _ delta: HomeSnaps
 
 /// One subscriber's view of the cache: snapshots pushed by the store are coalesced here (the newest snapshot,
 /// the union of what changed since the last delivery, every event) and rendered into outputs only when the
-/// subscriber asks for the next one, by the subscriber's own task. A slow subscriber therefore costs the
-/// others nothing: the store's push only merges and wakes, so the watch stream never waits for a rendering
-/// (a `batched()` rendering is a whole set). Nothing queues without bound, and a subscriber never sees stale
-/// data after fresh.
+/// subscriber asks for the next one, on the subscriber's own thread (its task, or its Combine subscription's
+/// queue). A slow subscriber therefore costs the others nothing: the store's push only merges and wakes, so
+/// the watch stream never waits for a rendering (a `batched()` rendering is a whole set). Nothing queues
+/// without bound, and a subscriber never sees stale data after fresh.
 final class Feed<Output: Sendable>: Sendable {
     typealias Render = FeedRender<Output>
 
@@ -166,8 +166,8 @@ final class Feed<Output: Sendable>: Sendable {
         }
     }
 
-    /// The next output, waiting for one; nil when finished. One caller at a time (a subscription's pump or
-    /// an iterator), which renders pending snapshots itself, outside the lock.
+    /// The next output, waiting for one; nil when finished. One caller at a time (an iterator), which
+    /// renders pending snapshots itself, outside the lock.
     func next() async throws -> Output? {
         try await withTaskCancellationHandler {
             while true {
