@@ -12,15 +12,19 @@ extension WireClient {
         _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
         _ body: (ClientCall<Request, Response>) async throws -> Result
     ) async throws -> Result {
-        try await withCall(method, options: options, preloaded: nil, on: try await connection(), body)
+        try await withCall(method, options: options, request: nil, body)
     }
 
-    /// ``withCall(_:options:_:)`` on `connection`; with `preloaded`, the call's one request and its
-    /// half-close are sent with the call's start (the body must not write).
+    /// ``withCall(_:options:_:)``; with `request`, the call's one request and its half-close are sent with
+    /// the call's start (the body must not write).
     private func withCall<Request, Response, Result: Sendable>(
-        _ method: MethodDescriptor<Request, Response>, options: CallOptions, preloaded: PreloadedRequest?,
-        on connection: Connection, _ body: (ClientCall<Request, Response>) async throws -> Result
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions, request: Request?,
+        _ body: (ClientCall<Request, Response>) async throws -> Result
     ) async throws -> Result {
+        let preloaded = try request.map {
+            try PreloadedRequest($0, codec: method.requestCodec, encoding: options.compression)
+        }
+        let connection = try await connection()
         let (bridge, head, streamID) = try await connection.channel.eventLoop.submit {
             try connection.handler.value.startCall(
                 path: method.path, metadata: options.metadata, timeout: options.timeout, compression: options.compression,
@@ -60,15 +64,8 @@ extension WireClient {
     public func unaryWithMetadata<Request, Response: Sendable>(
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions()
     ) async throws -> UnaryResponse<Response> {
-        let preloaded = try PreloadedRequest(request, codec: method.requestCodec, encoding: options.compression)
-        let connection = try await connection()
-        // The call runs on the connection's event loop, where its stream starts and its answer arrives: the
-        // caller's thread hands over once and gets the answer back once. Awaiting the stream's start from
-        // the caller's executor and then the answer cost two more thread wake-ups per call.
-        return try await withTaskExecutorPreference(connection.executor) {
-            try await withCall(method, options: options, preloaded: preloaded, on: connection) { call in
-                try await Self.singleResponse(call)
-            }
+        try await withCall(method, options: options, request: request) { call in
+            try await Self.singleResponse(call)
         }
     }
 
@@ -77,8 +74,7 @@ extension WireClient {
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
         _ body: (RequestStream<Response>) async throws -> Result
     ) async throws -> Result {
-        let preloaded = try PreloadedRequest(request, codec: method.requestCodec, encoding: options.compression)
-        return try await withCall(method, options: options, preloaded: preloaded, on: try await connection()) { call in
+        try await withCall(method, options: options, request: request) { call in
             try await body(call.responses)
         }
     }

@@ -68,8 +68,6 @@ public final class WireClient: Sendable {
         let channel: any Channel
         let handler: NIOLoopBound<ClientConnectionHandler>
         let id: ObjectIdentifier
-        /// Runs tasks on the connection's event loop (unary calls run there).
-        let executor: EventLoopTaskExecutor
     }
 
     private enum State {
@@ -210,8 +208,7 @@ public final class WireClient: Sendable {
                     handler: NIOLoopBound(
                         try! channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
                         eventLoop: channel.eventLoop),
-                    id: ObjectIdentifier(channel),
-                    executor: EventLoopTaskExecutor(eventLoop: channel.eventLoop))
+                    id: ObjectIdentifier(channel))
                 self.connected(.success(connection))
             case .failure(let error as RPCError):
                 self.connected(.failure(error))
