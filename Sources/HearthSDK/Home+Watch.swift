@@ -86,13 +86,20 @@ extension Home {
                     // most of applying a change. Subscribers see the union of the changes, as a busy
                     // subscriber does anyway.
                     var taken = 1
+                    var relist = false
                     while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
-                        if more.relist { throw WatchEnd.relist }
+                        // What came before a re-list is published first: its events would not come back
+                        // with the re-list, which restores state only.
+                        if more.relist {
+                            relist = true
+                            break
+                        }
                         next.apply(more)
                         taken += 1
                     }
                     if !next.delta.isEmpty { next.sequence += 1 }
                     store.publish(next)
+                    if relist { throw WatchEnd.relist }
                 }
             }
         }
