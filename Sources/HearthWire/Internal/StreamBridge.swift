@@ -134,17 +134,20 @@ extension StreamBridge {
                 }
                 var reader: CheckedContinuation<InboundMessage?, any Error>? = nil
                 var first: InboundMessage? = nil
-                if let waiting = s.reader, let message = s.inbound.popFirst() {
-                    s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
+                var release = chunkBytes
+                if let waiting = s.reader, let (message, held) = popInbound(&s) {
                     reader = waiting
                     first = message
                     s.reader = nil
+                    // A reader that keeps up takes every message here: credit held back earlier goes back
+                    // now, or it would never return to the peer's window.
+                    release += held
                 }
                 if s.inboundBytes >= limits.inboundHighWatermark {
                     s.heldBytes += chunkBytes
-                    return (reader, first, 0)
+                    release -= chunkBytes
                 }
-                return (reader, first, chunkBytes)
+                return (reader, first, release)
             }
         reader?.resume(returning: first)
         return release
@@ -207,9 +210,10 @@ extension StreamBridge {
         case .wait:
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
+                    var release = 0
                     let immediate: Result<InboundMessage?, any Error>? = state.withLock { s in
-                        if let message = s.inbound.popFirst() {
-                            s.inboundBytes -= message.bytes.readableBytes + GRPCMessageFramer.prefixSize
+                        if let (message, held) = popInbound(&s) {
+                            release = held
                             return .success(message)
                         }
                         switch s.inboundEnd {
@@ -221,6 +225,7 @@ extension StreamBridge {
                             return nil
                         }
                     }
+                    if release > 0 { notify(.consumed(release)) }
                     if let immediate { continuation.resume(with: immediate) }
                 }
             } onCancel: {
