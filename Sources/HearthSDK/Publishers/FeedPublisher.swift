@@ -137,6 +137,7 @@ where S.Input: Sendable, S.Failure == HomeError {
                     return s.cancelled
                 }
                 if !cancelled { subscriber.receive(completion: error.map { .failure($0) } ?? .finished) }
+                feed.cancel()  // the store forgets the ended feed now, not when the home closes
                 return
             case .value(let value):
                 guard !state.withLock({ $0.cancelled }) else { return }
