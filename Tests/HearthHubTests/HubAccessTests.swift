@@ -14,7 +14,7 @@ struct HubAccessTests {
         for value in ["Bearer tok-1", "bearer tok-1", "BEARER tok-1", "Bearer  tok-1", "Bearer tok-1 ", " Bearer tok-1"] {
             #expect((try? access.authenticate(authorization: value)) == driver, "\(value)")
         }
-        for value in ["Bearer tok-2", "Basic tok-1", "Bearer", "Bearer ", "Bearertok-1", "tok-1", "Bearer tok-1x", "Bearer tok-\u{e9}"] {
+        for value in ["Bearer tok-2", "Basic tok-1", "Bearer", "Bearer ", "Bearertok-1", "tok-1", "Bearer tok-1x", "Bearer tok-\u{e9}", "Bearer\u{0}tok-1", "Bearer\ttok-1"] {
             #expect(throws: HubError.self, "\(value)") { try access.authenticate(authorization: value) }
         }
         #expect(throws: HubError.self) { try access.authenticate(authorization: nil) }

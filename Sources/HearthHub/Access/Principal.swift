@@ -84,11 +84,13 @@ public struct AccessControl: Sendable {
         let bytes = authorization.utf8
         guard bytes.count > 7 else { return nil }
         var index = bytes.startIndex
-        for expected in "bearer ".utf8 {
-            // ASCII letters only: setting 0x20 lowers a capital and leaves a small letter (and the space) alone.
+        for expected in "bearer".utf8 {
+            // Letters only: setting 0x20 lowers a capital and leaves a small letter alone.
             guard bytes[index] | 0x20 == expected else { return nil }
             index = bytes.index(after: index)
         }
+        guard bytes[index] == UInt8(ascii: " ") else { return nil }
+        index = bytes.index(after: index)
         guard bytes[index...].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         return String(authorization[index...])
     }
