@@ -77,6 +77,19 @@ final class DeviceStore: Sendable {
     /// Whether command results wait: they go out without waiting for the batch window.
     var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
 
+    /// Where a device's trait is in `s.devices` (device, endpoint and trait indices), found as
+    /// ``locate(_:endpoint:in:)`` finds it.
+    /// - Throws: ``DriverError`` for an unknown device, or a device without that trait.
+    private static func position(of device: String, _ trait: TraitID, endpoint: UInt32?, in s: State)
+        throws(DriverError) -> (d: Int, e: Int, t: Int)
+    {
+        guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
+        guard let (e, t) = locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
+            throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
+        }
+        return (d, e, t)
+    }
+
     /// Finds the trait: on `endpoint`, or on the first endpoint that has it.
     static func locate(_ trait: TraitID, endpoint: UInt32?, in device: DeviceDescription) -> (Int, Int)? {
         for (e, described) in device.endpoints.enumerated() where endpoint == nil || described.endpoint == endpoint {
@@ -94,10 +107,7 @@ final class DeviceStore: Sendable {
         let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
             // Changed in place: a device copied out of the dictionary and written back made every report
             // copy the device's endpoints, traits and attributes (a fifth of a driver's CPU at 20,000/s).
-            guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
-            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
-                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
-            }
+            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
             let number = s.devices.values[d].endpoints[e].endpoint
             // The body changes a copy (the stored values are still referenced by it until written back);
             // what differs is then written to the pending report entry by entry, and the copy replaces the
@@ -140,10 +150,7 @@ final class DeviceStore: Sendable {
     /// copy of the trait's whole dictionary, merged and then compared entry by entry.
     func set(_ device: String, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value]) throws(DriverError) {
         try state.withLock { s throws(DriverError) in
-            guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
-            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
-                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
-            }
+            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
             let queue = Self.queuesReports(of: device, in: s)
             let key = TraitKey(device: device, endpoint: s.devices.values[d].endpoints[e].endpoint, trait: trait)
             var slot: Int?  // The pending report's index, found (or made) at the first change.
@@ -173,33 +180,24 @@ final class DeviceStore: Sendable {
     /// The endpoint number of a device's trait (on `endpoint`, or the first that has it).
     func endpoint(of device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> UInt32 {
         try state.withLock { s throws(DriverError) in
-            guard let described = s.devices[device] else { throw .unknownDevice(device) }
-            guard let (e, _) = Self.locate(trait, endpoint: endpoint, in: described) else {
-                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
-            }
-            return described.endpoints[e].endpoint
+            let (d, e, _) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
+            return s.devices.values[d].endpoints[e].endpoint
         }
     }
 
     /// A trait's connectivity as the driver last set it (``DriverDevice/setConnectivity(_:trait:endpoint:)``).
     func connectivity(_ device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> ConnectivityState {
         try state.withLock { s throws(DriverError) in
-            guard let described = s.devices[device] else { throw .unknownDevice(device) }
-            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
-                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
-            }
-            return described.endpoints[e].traits[t].connectivity
+            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
+            return s.devices.values[d].endpoints[e].traits[t].connectivity
         }
     }
 
     /// A trait's current values.
     func attributes(_ device: String, trait: TraitID, endpoint: UInt32?) throws(DriverError) -> [AttributeID: Value] {
         try state.withLock { s throws(DriverError) in
-            guard let described = s.devices[device] else { throw .unknownDevice(device) }
-            guard let (e, t) = Self.locate(trait, endpoint: endpoint, in: described) else {
-                throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
-            }
-            return described.endpoints[e].traits[t].attributes
+            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
+            return s.devices.values[d].endpoints[e].traits[t].attributes
         }
     }
 
