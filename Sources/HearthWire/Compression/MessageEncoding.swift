@@ -66,37 +66,17 @@ extension MessageEncoding {
     /// strings (Foundation's trimming, a `String` per name, `lowercased()`) cost about a twentieth of the
     /// hub's CPU per command.
     static func parseAcceptHeader(_ value: String) -> [MessageEncoding] {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var found: [MessageEncoding] = []
-        var value = value
-        value.withUTF8 { bytes in
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                if let known = encoding(named: UnsafeBufferPointer(rebasing: bytes[start..<end])), !found.contains(known) {
-                    found.append(known)
-                }
-                start = end + 1
-            }
+        for name in value.utf8.split(separator: UInt8(ascii: ",")) {
+            guard let first = name.firstIndex(where: { !isBlank($0) }), let last = name.lastIndex(where: { !isBlank($0) })
+            else { continue }
+            // The names are ASCII letters: setting 0x20 lowers a capital and leaves a small letter alone.
+            guard let known = all.first(where: { name[first...last].elementsEqual($0.name.utf8) { $0 | 0x20 == $1 } }),
+                !found.contains(known)
+            else { continue }
+            found.append(known)
         }
         return found
-    }
-
-    /// The encoding one comma-separated name names, ignoring spaces and tabs around it and letter case.
-    private static func encoding(named raw: UnsafeBufferPointer<UInt8>) -> MessageEncoding? {
-        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        var lower = 0
-        var upper = raw.count
-        while lower < upper, isBlank(raw[lower]) { lower += 1 }
-        while upper > lower, isBlank(raw[upper - 1]) { upper -= 1 }
-        func named(_ name: StaticString) -> Bool {
-            guard upper - lower == name.utf8CodeUnitCount else { return false }
-            let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            // ASCII letters only: setting 0x20 lowers a capital and leaves a small letter alone.
-            return (0..<expected.count).allSatisfy { raw[lower + $0] | 0x20 == expected[$0] }
-        }
-        if named("gzip") { return .gzip }
-        if named("deflate") { return .deflate }
-        return nil
     }
 }
