@@ -125,6 +125,10 @@ final class Feed<Output: Sendable>: Sendable {
         return !s.delivered || interest(snapshot, s.delta)
     }
 
+    /// Whether the consumer has something to take now (an output, the end, or a snapshot to render): checked
+    /// again under the lock before it waits, so that nothing pushed meanwhile is missed.
+    private func hasWork(_ s: inout State) -> Bool { !s.ready.isEmpty || s.end != nil || isDue(&s) }
+
     /// Ends the feed after what is ready: nil finishes, an error fails.
     func finish(_ error: HomeError?) {
         let waiter = state.withLock { s -> Waiter? in
@@ -157,7 +161,7 @@ final class Feed<Output: Sendable>: Sendable {
             case .render(let first, let snapshot, let delta): renderPending(first: first, snapshot, delta)
             case .wait:
                 let armed = state.withLock { s -> Bool in
-                    if !s.ready.isEmpty || s.end != nil || isDue(&s) { return false }
+                    if hasWork(&s) { return false }
                     s.wake = wake
                     return true
                 }
@@ -177,7 +181,7 @@ final class Feed<Output: Sendable>: Sendable {
                 case .wait:
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let ready = state.withLock { s -> Bool in
-                            if !s.ready.isEmpty || s.end != nil || isDue(&s) { return true }
+                            if hasWork(&s) { return true }
                             s.waiter = continuation
                             return false
                         }

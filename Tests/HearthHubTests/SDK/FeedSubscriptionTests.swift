@@ -76,19 +76,24 @@ import Testing
         return snapshot
     }
 
+    /// Subscribes a recorder to a feed the way ``FeedPublisher`` does, without a home.
+    private static func subscribe(_ feed: Feed<UInt64>, _ recorder: Recorder) {
+        recorder.receive(subscription: FeedSubscription(feed: feed, subscriber: recorder))
+    }
+
     /// Waits (at most 10 s) until `done` holds.
     private static func eventually(_ done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while !done(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
     }
 
-    @Test("values arrive in order, coalesced, one call at a time, the newest last, and the completion once")
+    @Test("each pusher's values arrive in order, one call at a time, the newest last, and the completion once")
     func orderedAndSerialized() async throws {
         for (initial, perValue) in [(Subscribers.Demand.unlimited, Subscribers.Demand.none), (.max(1), .max(1))] {
             let feed = Self.feed()
             let recorder = Recorder(initial: initial, perValue: perValue)
             feed.push(Self.snapshot(1))
-            FeedPublisherHarness.subscribe(feed, recorder)
+            Self.subscribe(feed, recorder)
             // The synced value is delivered inline, by the first request.
             #expect(recorder.values == [1])
             let finished = Atomic(0)
@@ -124,7 +129,7 @@ import Testing
         let feed = Self.feed()
         let recorder = Recorder(initial: .max(1), perValue: .none)
         feed.push(Self.snapshot(1))
-        FeedPublisherHarness.subscribe(feed, recorder)
+        Self.subscribe(feed, recorder)
         #expect(recorder.values == [1])
         for revision in 2...50 { feed.push(Self.snapshot(UInt64(revision))) }
         try await Task.sleep(for: .milliseconds(50))
@@ -139,19 +144,12 @@ import Testing
         let feed = Self.feed()
         let recorder = Recorder(initial: .unlimited, perValue: .none)
         feed.push(Self.snapshot(1))
-        FeedPublisherHarness.subscribe(feed, recorder)
+        Self.subscribe(feed, recorder)
         recorder.subscription?.cancel()
         for revision in 2...50 { feed.push(Self.snapshot(UInt64(revision))) }
         feed.finish(nil)
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.values == [1])
         #expect(recorder.completions == 0)
-    }
-}
-
-/// Subscribes a recorder to a feed the way ``FeedPublisher`` does, without a home.
-enum FeedPublisherHarness {
-    static func subscribe(_ feed: Feed<UInt64>, _ recorder: FeedSubscriptionTests.Recorder) {
-        recorder.receive(subscription: FeedSubscription(feed: feed, subscriber: recorder))
     }
 }
