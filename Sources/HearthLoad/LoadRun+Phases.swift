@@ -107,21 +107,22 @@ extension LoadRun {
         let results = CommandResults()
         // `watch` clients have no Home to send commands with.
         let clients = fleet.clients.filter { $0.home != nil }
-        let total = Int((plan.commandRate * plan.commandSeconds).rounded())
-        guard !targets.isEmpty, !clients.isEmpty, total > 0 else { return CommandReport(rate: plan.commandRate, sent: 0, succeeded: 0, errors: [:], roundTrip: Percentiles(.delays())) }
-        var looked: [Int: Result<Matter.OnOffTrait, any Error>] = [:]
-        var lookedUp: [Result<Matter.OnOffTrait, any Error>] = []
-        lookedUp.reserveCapacity(total)
-        for k in 0..<total {
+        // Started once the traits are looked up (below).
+        var schedule = OpenLoopSchedule(start: 0, rate: plan.commandRate, seconds: plan.commandSeconds)
+        guard !targets.isEmpty, !clients.isEmpty, schedule.total > 0 else { return CommandReport(rate: plan.commandRate, sent: 0, succeeded: 0, errors: [:], roundTrip: Percentiles(.delays())) }
+        // Call k toggles target (7919 k) through client k, each pair's trait looked up once.
+        var traits: [Int: Result<Matter.OnOffTrait, any Error>] = [:]
+        var planned: [Result<Matter.OnOffTrait, any Error>] = []
+        for k in 0..<schedule.total {
             let (c, t) = (k % clients.count, (k * 7919) % targets.count)
             let key = t * clients.count + c
-            if looked[key] == nil {
-                do { looked[key] = .success(try await clients[c].onOffTrait(targets[t])) } catch { looked[key] = .failure(error) }
+            if traits[key] == nil {
+                do { traits[key] = .success(try await clients[c].onOffTrait(targets[t])) } catch { traits[key] = .failure(error) }
             }
-            lookedUp.append(looked[key]!)
+            planned.append(traits[key]!)
         }
-        let calls = lookedUp
-        let schedule = OpenLoopSchedule(start: LoadProbe.now() + 1_000_000, rate: plan.commandRate, seconds: plan.commandSeconds)
+        let calls = planned
+        schedule.start = LoadProbe.now() + 1_000_000
         await Self.startCalls(on: schedule) { k, due in
             do {
                 try await calls[k].get().toggle()
@@ -140,9 +141,9 @@ extension LoadRun {
     }
 
     /// Starts `call(k, due)` as a task at each due time of `schedule`, from a thread of its own that sleeps
-    /// with `nanosleep` (its timer slack set to 1 ns where `/proc` allows); returns once every call has returned. A `Task.sleep` per call
-    /// went through libdispatch's timer thread and woke about 0.3 ms late, which counted in every round
-    /// trip measured from the due time.
+    /// with `nanosleep` (its timer slack set to 1 ns where `/proc` allows); returns once every call has
+    /// returned. A `Task.sleep` per call went through libdispatch's timer thread and woke about 0.3 ms late,
+    /// which counted in every round trip measured from the due time.
     static func startCalls(
         on schedule: OpenLoopSchedule, _ call: @escaping @Sendable (Int, UInt64) async -> Void
     ) async {
