@@ -21,6 +21,8 @@ public final class LoadDriver: Sendable {
     let driver: Driver
     let devices: [LoadDevice]
     let handles: [DriverDevice]
+    /// Each device's change, by the same index (see ``LoadDevice/Change/report(_:sentAt:on:)``).
+    let changes: [LoadDevice.Change]
     let state: Mutex<State>
     /// The shortest sleep of the report generator, in nanoseconds: what falls due meanwhile is sent together,
     /// late by up to this much (measured delays count from the due time, so they include it).
@@ -38,6 +40,7 @@ public final class LoadDriver: Sendable {
         self.driver = driver
         self.devices = devices
         handles = devices.map { driver.add($0.description) }
+        changes = devices.map(\.change)
         state = Mutex(State(seqs: Array(repeating: 0, count: devices.count)))
         tickNanos = max(tickMicros, 1) * 1000
         self.logger = logger
@@ -132,7 +135,7 @@ public final class LoadDriver: Sendable {
             return (index, state.seqs[index])
         }
         do {
-            try devices[index].report(seq, sentAt: sentAt, on: handles[index])
+            try changes[index].report(seq, sentAt: sentAt, on: handles[index])
             return true
         } catch {
             return false

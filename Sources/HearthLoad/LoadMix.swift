@@ -24,8 +24,17 @@ public struct LoadDevice: Sendable {
     /// that they normally leave in the same DriverKit report and the hub applies both in one revision (a
     /// report split between them shows as an `intermediate` delivery, not an error).
     public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
+        try change.report(seq, sentAt: sentAt, on: device)
+    }
+}
+
+extension LoadDevice.Change {
+    /// ``LoadDevice/report(_:sentAt:on:)`` for a device whose reports make this change: a load driver keeps
+    /// only its devices' changes at hand, since reaching a `LoadDevice` in its array copied the whole
+    /// description (a retain of each of its arrays and strings) for every report.
+    public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
         let odd = seq % 2 == 1
-        switch change {
+        switch self {
         case .level(let levels):
             let span = UInt64(levels.upperBound - levels.lowerBound) + 1
             try device.report(Matter.LevelControlTrait.self) { $0.currentLevel = levels.lowerBound + UInt8(seq % span) }
