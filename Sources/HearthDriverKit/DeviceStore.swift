@@ -52,13 +52,17 @@ final class DeviceStore: Sendable {
     /// Tells the session's writer there is something to send.
     func ring() { wake.yield() }
 
-    /// Adds (or replaces) a device; it is announced now if connected, else on connection.
-    func add(_ device: DeviceDescription) {
-        state.withLock { s in
-            s.devices[device.id] = device
+    /// Adds (or replaces) a device; it is announced now if connected, else on connection. Returns where it
+    /// is kept (a hint for ``update(_:slot:trait:endpoint:connectivity:_:)``).
+    @discardableResult
+    func add(_ device: DeviceDescription) -> Int {
+        let slot = state.withLock { s in
+            let slot = s.devices.updateValue(device, forKey: device.id, insertingAt: s.devices.count).index
             if s.connected { s.newDevices.append(device.id) }
+            return slot
         }
         ring()
+        return slot
     }
 
     func remove(_ ids: [String]) {
@@ -74,16 +78,27 @@ final class DeviceStore: Sendable {
 
     func contains(_ id: String) -> Bool { state.withLock { $0.devices[id] != nil } }
 
+    /// Where a device is kept now, if it is known.
+    func slot(of id: String) -> Int? { state.withLock { $0.devices.index(forKey: id) } }
+
     /// Whether command results wait: they go out without waiting for the batch window.
     var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
 
     /// Where a device's trait is in `s.devices` (device, endpoint and trait indices), found as
-    /// ``locate(_:endpoint:in:)`` finds it.
+    /// ``locate(_:endpoint:in:)`` finds it. `slot` is where the device was when its handle was made: when the
+    /// device is still there, comparing its id costs less than hashing it (a short id compares as two words).
     /// - Throws: ``DriverError`` for an unknown device, or a device without that trait.
-    private static func position(of device: String, _ trait: TraitID, endpoint: UInt32?, in s: State)
+    private static func position(of device: String, slot: Int = -1, _ trait: TraitID, endpoint: UInt32?, in s: State)
         throws(DriverError) -> (d: Int, e: Int, t: Int)
     {
-        guard let d = s.devices.index(forKey: device) else { throw .unknownDevice(device) }
+        let d: Int
+        if slot >= 0, slot < s.devices.count, s.devices.keys[slot] == device {
+            d = slot
+        } else if let found = s.devices.index(forKey: device) {
+            d = found
+        } else {
+            throw .unknownDevice(device)
+        }
         guard let (e, t) = locate(trait, endpoint: endpoint, in: s.devices.values[d]) else {
             throw .unknownTrait(device: device, trait: trait, endpoint: endpoint)
         }
@@ -101,13 +116,13 @@ final class DeviceStore: Sendable {
     /// Changes a trait's values; what changed is queued for the hub. Returns the trait's endpoint.
     @discardableResult
     func update(
-        _ device: String, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
+        _ device: String, slot: Int = -1, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
         _ body: (inout [AttributeID: Value]) -> Void
     ) throws(DriverError) -> UInt32 {
         let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
             // Changed in place: a device copied out of the dictionary and written back made every report
             // copy the device's endpoints, traits and attributes (a fifth of a driver's CPU at 20,000/s).
-            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
+            let (d, e, t) = try Self.position(of: device, slot: slot, trait, endpoint: endpoint, in: s)
             let number = s.devices.values[d].endpoints[e].endpoint
             // The body changes a copy (the stored values are still referenced by it until written back);
             // what differs is then written to the pending report entry by entry, and the copy replaces the
@@ -146,11 +161,13 @@ final class DeviceStore: Sendable {
     }
 
     /// Sets some of a trait's values (a raw report): each value that differs is written in place and queued
-    /// for the hub. ``update(_:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
+    /// for the hub. ``update(_:slot:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
     /// copy of the trait's whole dictionary, merged and then compared entry by entry.
-    func set(_ device: String, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value]) throws(DriverError) {
+    func set(_ device: String, slot: Int = -1, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value])
+        throws(DriverError)
+    {
         try state.withLock { s throws(DriverError) in
-            let (d, e, t) = try Self.position(of: device, trait, endpoint: endpoint, in: s)
+            let (d, e, t) = try Self.position(of: device, slot: slot, trait, endpoint: endpoint, in: s)
             let queue = Self.queuesReports(of: device, in: s)
             let key = TraitKey(device: device, endpoint: s.devices.values[d].endpoints[e].endpoint, trait: trait)
             var slot: Int?  // The pending report's index, found (or made) at the first change.

@@ -128,13 +128,12 @@ public final class Driver: Sendable {
     /// Adds a device (or replaces one with the same id); announced at once when connected.
     @discardableResult
     public func add(_ device: DeviceDescription) -> DriverDevice {
-        store.add(device)
-        return DriverDevice(id: device.id, store: store)
+        DriverDevice(id: device.id, store: store, slot: store.add(device))
     }
 
     /// A device added earlier.
     public func device(_ id: String) -> DriverDevice? {
-        store.contains(id) ? DriverDevice(id: id, store: store) : nil
+        store.slot(of: id).map { DriverDevice(id: id, store: store, slot: $0) }
     }
 
     /// Removes devices for good: the hub deletes them (with the user's name and room for them).
