@@ -54,6 +54,26 @@ struct DeviceStoreTests {
         #expect(try Self.drain(store).messages.isEmpty)
     }
 
+    @Test("a handle made before other devices were removed or added still reports to its own device")
+    func staleHandleHint() throws {
+        let store = Self.store(lamps: 3)
+        _ = store.beginSession(devicesPerAnnounce: 200)
+        // Handles as add() makes them, remembering where each device was then.
+        let handles = (0..<3).map { DriverDevice(id: "lamp-\($0)", store: store, slot: $0) }
+        _ = try Self.drain(store)
+        store.remove(["lamp-0"])  // lamp-1 and lamp-2 move down one place
+        store.add(dimmableLight("lamp-3"))  // and lamp-3 takes lamp-2's old place
+        _ = try Self.drain(store)
+        try handles[2].report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
+        try handles[1].report(trait: 0x0008, [0: .uint(41)])
+        #expect(throws: DriverError.self) { try handles[0].report(Matter.LevelControlTrait.self) { $0.currentLevel = 1 } }
+        let traits = Self.reports(try Self.drain(store).messages).flatMap(\.traits)
+        #expect(Set(traits.map(\.deviceID)) == ["lamp-1", "lamp-2"])
+        #expect(try store.attributes("lamp-2", trait: 0x0008, endpoint: nil)[0] == .uint(42))
+        #expect(try store.attributes("lamp-1", trait: 0x0008, endpoint: nil)[0] == .uint(41))
+        #expect(try store.attributes("lamp-3", trait: 0x0008, endpoint: nil)[0] != .uint(42))
+    }
+
     @Test("many traits go out in reports of at most maxTraitsPerReport")
     func batching() throws {
         let store = Self.store(lamps: 25)
