@@ -1,6 +1,7 @@
 import DequeModule
 import HearthModel
 import HearthProto
+import HearthWire
 import OrderedCollections
 import Synchronization
 
@@ -40,6 +41,9 @@ final class DeviceStore: Sendable {
     let state: Mutex<State>
     let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    /// Rung when what is queued must not wait for the writer's batch window (a command result, or the
+    /// driver stopping): it ends the window at once.
+    let windowAlarm = SleepAlarm()
     /// Events kept while the writer cannot send (no connection); beyond it the oldest are dropped.
     let eventLimit: Int
 
@@ -237,6 +241,9 @@ final class DeviceStore: Sendable {
             s.results.append(result)
             return true
         }
-        if kept { ring() }
+        if kept {
+            windowAlarm.ring()
+            ring()
+        }
     }
 }

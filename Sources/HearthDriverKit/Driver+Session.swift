@@ -99,7 +99,8 @@ extension Driver {
             // Reports arriving faster than the window gather until it has passed since the last write.
             let since = ContinuousClock.now - lastWrite
             if since < window, !store.hasResults, !stopping.withLock({ $0 }) {
-                try await call.sleep(for: window - since)
+                // A command result queued meanwhile, or stopping, ends the wait: a command's caller never waits for it.
+                try await call.sleep(for: window - since, endingEarlyOn: store.windowAlarm)
             }
             let (messages, dropped) = try store.drain(
                 maxTraitsPerReport: configuration.maxTraitsPerReport, devicesPerAnnounce: configuration.devicesPerAnnounce)

@@ -57,6 +57,13 @@ public struct ClientCall<Request, Response>: Sendable {
         }
     }
 
+    /// ``sleep(for:)`` that `alarm` ends early: a ring from any thread, during the sleep or before it began
+    /// (since the last sleep with that alarm), makes it return at once.
+    /// - Throws: `CancellationError` when the task is cancelled meanwhile.
+    public func sleep(for duration: Duration, endingEarlyOn alarm: SleepAlarm) async throws {
+        try await alarm.sleep(for: duration, on: eventLoop)
+    }
+
     /// Sends one request; suspends while the peer is slow.
     /// - Throws: ``RPCError`` once the call can no longer send.
     public func write(_ request: Request) async throws {

@@ -257,6 +257,32 @@ struct DriverKitTests {
         }
     }
 
+    @Test("a command's result ends the batch window: the caller does not wait for the reports gathering behind it")
+    func resultEndsBatchWindow() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withHub(directory: dir) { _, client in
+                var configuration = Driver.Configuration(hub: .tcp(host: "127.0.0.1", port: client.port), token: Tokens.lights)
+                // Far longer than the call's 20 s deadline: only the result's alarm can end this wait in time.
+                configuration.batchWindow = .seconds(600)
+                let driver = Driver(configuration: configuration)
+                let lamp = driver.add(dimmableLight("lamp"))
+                driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, context in
+                    try context.device.report(Matter.OnOffTrait.self) { $0.onOff = true }
+                }
+                try await withDriver(driver) {
+                    try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
+                    // The announcement was the last write: this report starts a window that lasts ten minutes.
+                    try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 7 }
+                    _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
+                    // The result left with what gathered before it: the report and the command's own change.
+                    _ = try await client.waitForDevice("lights/lamp") {
+                        $0.attribute(0x0006, 0) == .bool(true) && $0.attribute(0x0008, 0) == .uint(7)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a wrong token ends run() with a clear error instead of retrying forever")
     func refusedToken() async throws {
         try await withTemporaryDirectory { dir in

@@ -1,0 +1,66 @@
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import HearthWire
+
+/// A sleep on an event loop that a ring from another thread ends early.
+@Suite("SleepAlarm: a ring ends the sleep, before or during it; cancellation still throws")
+struct SleepAlarmTests {
+    /// Far longer than any test waits: a sleep that returns was ended early, not waited out.
+    static let long = Duration.seconds(60)
+
+    /// Runs `body` and fails unless it finished within 10 s (a hung sleep fails instead of hanging CI).
+    static func bounded(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let finished = try await group.next()!
+            group.cancelAll()
+            #expect(finished, "the sleep was not ended by its alarm")
+        }
+    }
+
+    @Test("a ring during the sleep ends it, without an error")
+    func ringDuring() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let alarm = SleepAlarm()
+        try await Self.bounded {
+            async let slept: Void = alarm.sleep(for: Self.long, on: loop)
+            try await Task.sleep(for: .milliseconds(50))
+            alarm.ring()
+            try await slept
+        }
+    }
+
+    @Test("a ring before the sleep is kept for it, once")
+    func ringBefore() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let alarm = SleepAlarm()
+        alarm.ring()
+        alarm.ring()
+        try await Self.bounded { try await alarm.sleep(for: Self.long, on: loop) }
+        // Both rings were used up by that sleep: the next one lasts its whole duration.
+        let started = ContinuousClock.now
+        try await alarm.sleep(for: .milliseconds(30), on: loop)
+        #expect(ContinuousClock.now - started >= .milliseconds(30))
+    }
+
+    @Test("cancelling the sleeping task throws CancellationError; the alarm still works after")
+    func cancelled() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let alarm = SleepAlarm()
+        let sleeper = Task { try await alarm.sleep(for: Self.long, on: loop) }
+        try await Task.sleep(for: .milliseconds(20))
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        alarm.ring()
+        try await Self.bounded { try await alarm.sleep(for: Self.long, on: loop) }
+    }
+}
