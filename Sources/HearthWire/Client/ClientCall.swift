@@ -44,22 +44,13 @@ public struct ClientCall<Request, Response>: Sendable {
     /// thread: a task running on ``executor`` wakes in place, with no other thread woken.
     /// - Throws: `CancellationError` when the task is cancelled meanwhile.
     public func sleep(for duration: Duration) async throws {
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(max(0, duration.nanosecondsClamped))) {}
-        do {
-            try await withTaskCancellationHandler {
-                try await timer.futureResult.get()
-            } onCancel: {
-                timer.cancel()
-            }
-        } catch {
-            // The timer fails only when cancelled or when its loop shuts down: either way the sleep was cut short.
-            throw CancellationError()
-        }
+        try await SleepAlarm().sleep(for: duration, on: eventLoop)
     }
 
     /// ``sleep(for:)`` that `alarm` ends early: a ring from any thread, during the sleep or before it began
-    /// (since the last sleep with that alarm), makes it return at once.
-    /// - Throws: `CancellationError` when the task is cancelled meanwhile.
+    /// (since the last sleep or ``SleepAlarm/reset()``), makes it return at once. One task sleeps on an
+    /// alarm at a time.
+    /// - Throws: `CancellationError` when the task is cancelled (before or meanwhile).
     public func sleep(for duration: Duration, endingEarlyOn alarm: SleepAlarm) async throws {
         try await alarm.sleep(for: duration, on: eventLoop)
     }

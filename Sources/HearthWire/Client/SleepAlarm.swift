@@ -5,8 +5,11 @@ import Synchronization
 ///
 /// A writer that lets messages gather for a while before it writes sleeps with an alarm, and whoever queues
 /// something that must not wait (a command's result) rings it. A ring while nobody sleeps is kept for the
-/// next sleep, which then returns at once: a ring between the sleeper's last look at its queue and the
-/// start of its sleep is never lost.
+/// next sleep, which then returns at once, so a ring between the sleeper's last look at its queue and the
+/// start of its sleep is never lost. The sleeper calls ``reset()`` just before that look: a ring the look
+/// answers then does not cut a later sleep short.
+///
+/// One task sleeps on an alarm at a time.
 public final class SleepAlarm: Sendable {
     private enum State {
         case idle
@@ -36,42 +39,54 @@ public final class SleepAlarm: Sendable {
                 return nil
             }
         }
-        timer?.cancel()
+        timer?.cancel()  // outside the lock: the timer's failure runs callbacks
+    }
+
+    /// Forgets a ring kept for the next sleep. Call it before looking at what the rings are about.
+    public func reset() {
+        state.withLock { state in
+            if case .rung = state { state = .idle }
+        }
     }
 
     /// Sleeps for `duration` on `eventLoop`'s timer, unless the alarm rings first (or had rung).
-    /// - Throws: `CancellationError` when the task is cancelled meanwhile, or the loop shuts down.
+    /// - Throws: `CancellationError` when the task is cancelled (before or meanwhile), or the loop shuts down.
     func sleep(for duration: Duration, on eventLoop: any EventLoop) async throws {
+        try Task.checkCancellation()
         let timer = eventLoop.scheduleTask(in: .nanoseconds(max(0, duration.nanosecondsClamped))) {}
         let rang = state.withLock { state -> Bool in
-            if case .rung = state {
+            switch state {
+            case .rung:
                 state = .idle
                 return true
+            case .idle:
+                state = .armed(timer)
+                return false
+            case .armed, .woken:
+                preconditionFailure("two tasks sleep on one SleepAlarm")
             }
-            state = .armed(timer)
-            return false
         }
         if rang {
             timer.cancel()
             return
         }
-        let outcome: Result<Void, any Error> = await withTaskCancellationHandler {
-            await Result { try await timer.futureResult.get() }
-        } onCancel: {
-            timer.cancel()
+        var failed = false
+        do {
+            try await withTaskCancellationHandler {
+                try await timer.futureResult.get()
+            } onCancel: {
+                timer.cancel()
+            }
+        } catch {
+            // The timer fails only when cancelled (by a ring, or by the task's cancellation) or when its loop
+            // shuts down.
+            failed = true
         }
         let woken = state.withLock { state -> Bool in
             defer { state = .idle }
             if case .woken = state { return true }
             return false
         }
-        if case .failure = outcome, !woken || Task.isCancelled { throw CancellationError() }
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The outcome of an async throwing body.
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
+        if failed, !woken || Task.isCancelled { throw CancellationError() }
     }
 }

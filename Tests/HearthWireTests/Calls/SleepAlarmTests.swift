@@ -56,11 +56,58 @@ struct SleepAlarmTests {
     func cancelled() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let alarm = SleepAlarm()
-        let sleeper = Task { try await alarm.sleep(for: Self.long, on: loop) }
-        try await Task.sleep(for: .milliseconds(20))
-        sleeper.cancel()
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        try await Self.bounded {
+            let sleeper = Task { try await alarm.sleep(for: Self.long, on: loop) }
+            try await Task.sleep(for: .milliseconds(20))
+            sleeper.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
+            // Already cancelled with a ring waiting: still cancelled, not a normal return.
+            alarm.ring()
+            let cancelledFirst = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await alarm.sleep(for: Self.long, on: loop)
+            }
+            await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+            alarm.ring()
+            try await alarm.sleep(for: Self.long, on: loop)
+        }
+    }
+
+    @Test("reset() forgets a ring kept for the next sleep")
+    func reset() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let alarm = SleepAlarm()
         alarm.ring()
-        try await Self.bounded { try await alarm.sleep(for: Self.long, on: loop) }
+        alarm.reset()
+        let started = ContinuousClock.now
+        try await alarm.sleep(for: .milliseconds(30), on: loop)
+        #expect(ContinuousClock.now - started >= .milliseconds(30))
+    }
+
+    @Test("rings from another thread racing the sleeps: every sleep ends, none is lost")
+    func racingRings() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let alarm = SleepAlarm()
+        try await Self.bounded {
+            for _ in 0..<2_000 {
+                // Each round's ring may land before the sleep arms, while it sleeps, or as it ends.
+                let ringer = Task.detached { alarm.ring() }
+                try await alarm.sleep(for: Self.long, on: loop)
+                await ringer.value
+                alarm.reset()
+            }
+        }
+    }
+
+    @Test("the loop shutting down ends the sleep with CancellationError")
+    func loopShutdown() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let alarm = SleepAlarm()
+        try await Self.bounded {
+            let sleeper = Task { try await alarm.sleep(for: Self.long, on: group.next()) }
+            try await Task.sleep(for: .milliseconds(20))
+            try await group.shutdownGracefully()
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
+        }
     }
 }
