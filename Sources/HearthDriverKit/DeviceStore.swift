@@ -57,7 +57,7 @@ final class DeviceStore: Sendable {
     func ring() { wake.yield() }
 
     /// Adds (or replaces) a device; it is announced now if connected, else on connection. Returns where it
-    /// is kept (a hint for ``update(_:slot:trait:endpoint:connectivity:_:)``).
+    /// is kept (a hint for ``update(_:hint:trait:endpoint:connectivity:_:)``).
     @discardableResult
     func add(_ device: DeviceDescription) -> Int {
         let slot = state.withLock { s in
@@ -89,15 +89,15 @@ final class DeviceStore: Sendable {
     var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
 
     /// Where a device's trait is in `s.devices` (device, endpoint and trait indices), found as
-    /// ``locate(_:endpoint:in:)`` finds it. `slot` is where the device was when its handle was made: when the
+    /// ``locate(_:endpoint:in:)`` finds it. `hint` is where the device was when its handle was made: when the
     /// device is still there, comparing its id costs less than hashing it (a short id compares as two words).
     /// - Throws: ``DriverError`` for an unknown device, or a device without that trait.
-    private static func position(of device: String, slot: Int = -1, _ trait: TraitID, endpoint: UInt32?, in s: State)
+    private static func position(of device: String, hint: Int = -1, _ trait: TraitID, endpoint: UInt32?, in s: State)
         throws(DriverError) -> (d: Int, e: Int, t: Int)
     {
         let d: Int
-        if slot >= 0, slot < s.devices.count, s.devices.keys[slot] == device {
-            d = slot
+        if hint >= 0, hint < s.devices.count, s.devices.keys[hint] == device {
+            d = hint
         } else if let found = s.devices.index(forKey: device) {
             d = found
         } else {
@@ -120,13 +120,13 @@ final class DeviceStore: Sendable {
     /// Changes a trait's values; what changed is queued for the hub. Returns the trait's endpoint.
     @discardableResult
     func update(
-        _ device: String, slot: Int = -1, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
+        _ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
         _ body: (inout [AttributeID: Value]) -> Void
     ) throws(DriverError) -> UInt32 {
         let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
             // Changed in place: a device copied out of the dictionary and written back made every report
             // copy the device's endpoints, traits and attributes (a fifth of a driver's CPU at 20,000/s).
-            let (d, e, t) = try Self.position(of: device, slot: slot, trait, endpoint: endpoint, in: s)
+            let (d, e, t) = try Self.position(of: device, hint: hint, trait, endpoint: endpoint, in: s)
             let number = s.devices.values[d].endpoints[e].endpoint
             // The body changes a copy (the stored values are still referenced by it until written back);
             // what differs is then written to the pending report entry by entry, and the copy replaces the
@@ -165,13 +165,13 @@ final class DeviceStore: Sendable {
     }
 
     /// Sets some of a trait's values (a raw report): each value that differs is written in place and queued
-    /// for the hub. ``update(_:slot:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
+    /// for the hub. ``update(_:hint:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
     /// copy of the trait's whole dictionary, merged and then compared entry by entry.
-    func set(_ device: String, slot: Int = -1, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value])
+    func set(_ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value])
         throws(DriverError)
     {
         try state.withLock { s throws(DriverError) in
-            let (d, e, t) = try Self.position(of: device, slot: slot, trait, endpoint: endpoint, in: s)
+            let (d, e, t) = try Self.position(of: device, hint: hint, trait, endpoint: endpoint, in: s)
             let queue = Self.queuesReports(of: device, in: s)
             let key = TraitKey(device: device, endpoint: s.devices.values[d].endpoints[e].endpoint, trait: trait)
             var slot: Int?  // The pending report's index, found (or made) at the first change.

@@ -10,13 +10,14 @@ extension Driver {
         let id = CommandID(command.commandID)
         let limit = command.timeoutMs > 0 ? Duration.milliseconds(command.timeoutMs) : configuration.defaultHandlerTimeout
         let outcome: Result<Value, any Error>?
-        if !store.contains(command.deviceID) {
+        let slot = store.slot(of: command.deviceID)
+        if slot == nil {
             outcome = .failure(DriverError.unknownDevice(command.deviceID))
         } else if let offline = offline(command.deviceID, trait: trait, endpoint: command.endpoint) {
             outcome = .failure(offline)
         } else if let handler = handlers.command(trait: trait, command: id) {
             let context = CommandContext(
-                device: DriverDevice(id: command.deviceID, store: store), endpoint: command.endpoint, trait: trait,
+                device: DriverDevice(id: command.deviceID, store: store, slot: slot ?? -1), endpoint: command.endpoint, trait: trait,
                 command: id, fields: Value.fields(of: command.fields), deadline: .now + limit)
             outcome = await withTimeLimit(limit, on: executor) { try await handler(context) }
         } else {
@@ -35,7 +36,7 @@ extension Driver {
         let limit = write.timeoutMs > 0 ? Duration.milliseconds(write.timeoutMs) : configuration.defaultHandlerTimeout
         var values: [AttributeID: Value] = [:]
         for attribute in write.attributes { values[AttributeID(attribute.id)] = Value(proto: attribute.value) }
-        let device = DriverDevice(id: write.deviceID, store: store)
+        let device = DriverDevice(id: write.deviceID, store: store, slot: store.slot(of: write.deviceID) ?? -1)
         let context = WriteContext(
             device: device, endpoint: write.endpoint, trait: trait, attributes: values, deadline: .now + limit)
         let written = values

@@ -38,7 +38,7 @@ extension Driver {
                 try await withThrowingTaskGroup(of: Part.self) { group in
                     // The writer runs on the connection's event loop: a batch's wait (a timer of that loop), its
                     // drain and its write to the stream wake no other thread; only a report ringing a writer that
-                    // waits for work wakes the loop.
+                    // waits for work, or a result from another thread ending a wait, wakes the loop.
                     group.addTask(executorPreference: call.executor) {
                         try await call.requests.write(contentsOf: [hello] + opening.map { try $0.serializedBytes() })
                         try await self.writeQueued(call, session: session)
@@ -98,6 +98,8 @@ extension Driver {
         while true {
             // Reports arriving faster than the window gather until it has passed since the last write.
             let since = ContinuousClock.now - lastWrite
+            // A ring kept from before this look is answered by it; one after it ends the sleep below.
+            store.windowAlarm.reset()
             if since < window, !store.hasResults, !stopping.withLock({ $0 }) {
                 // A command result queued meanwhile, or stopping, ends the wait: a command's caller never waits for it.
                 try await call.sleep(for: window - since, endingEarlyOn: store.windowAlarm)

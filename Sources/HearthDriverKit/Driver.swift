@@ -47,9 +47,10 @@ public final class Driver: Sendable {
         /// write carries many (coalesced per trait). A report after a quiet moment of at least this long
         /// goes out at once; a command result or stopping never starts a wait, and a result queued during
         /// one ends it. Zero writes as soon as anything waits.
-        /// Default 2 ms: every write costs the driver and the hub a system call and a wake-up each, so at
-        /// 20,000 reports/s a 2 ms window takes a fifth off the driver's CPU per report and a quarter off
-        /// the hub's, for up to 1 ms more delay on a report while reports keep coming (Docs/Benchmarks.md).
+        /// Default 2 ms: every write costs the driver and the hub a system call and a wake-up each. Against
+        /// 1 ms it took about 15 % off the driver's CPU per report at 20,000 reports/s, and a quarter off the
+        /// hub's at 10,000/s in the load test, for up to 1 ms more delay on a report while reports keep
+        /// coming (Docs/Benchmarks.md).
         public var batchWindow: Duration = .milliseconds(2)
         /// How long a handler may run when the hub sent no deadline. Default 30 s.
         public var defaultHandlerTimeout: Duration = .seconds(30)

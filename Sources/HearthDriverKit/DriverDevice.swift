@@ -19,8 +19,9 @@ public struct DriverDevice: Sendable, Hashable {
     /// The driver's id for the device.
     public let id: String
     let store: DeviceStore
-    /// Where the store kept the device when this handle was made (-1: not known). Only a hint: a device
-    /// added or removed since makes it miss, and the id is then looked up.
+    /// Where the store kept the device when this handle was made (-1: not known). Only a hint: once a device
+    /// kept before it is removed (or the device itself is removed and added again) it misses, and the id is
+    /// looked up by its hash as before. Adding devices never moves one.
     let slot: Int
 
     init(id: String, store: DeviceStore, slot: Int = -1) {
@@ -37,7 +38,7 @@ public struct DriverDevice: Sendable, Hashable {
     public func report<T: Trait>(
         _ trait: T.Type, endpoint: UInt32? = nil, _ body: (inout T.Attributes) -> Void
     ) throws(DriverError) {
-        try store.update(id, slot: slot, trait: T.traitID, endpoint: endpoint) { values in
+        try store.update(id, hint: slot, trait: T.traitID, endpoint: endpoint) { values in
             var attributes = T.Attributes(values: values)
             // The typed view holds the values' one reference while the body runs, so its change copies the
             // stored dictionary once, not twice.
@@ -49,7 +50,7 @@ public struct DriverDevice: Sendable, Hashable {
 
     /// Sets raw attribute values of a trait by id (vendor traits without generated code).
     public func report(trait: TraitID, endpoint: UInt32? = nil, _ values: [AttributeID: Value]) throws(DriverError) {
-        try store.set(id, slot: slot, trait: trait, endpoint: endpoint, values)
+        try store.set(id, hint: slot, trait: trait, endpoint: endpoint, values)
     }
 
     /// The trait's current values, as last reported.
@@ -67,7 +68,7 @@ public struct DriverDevice: Sendable, Hashable {
 
     /// ``setConnectivity(_:of:endpoint:)`` by trait id.
     public func setConnectivity(_ state: ConnectivityState, trait: TraitID, endpoint: UInt32? = nil) throws(DriverError) {
-        try store.update(id, slot: slot, trait: trait, endpoint: endpoint, connectivity: state) { _ in }
+        try store.update(id, hint: slot, trait: trait, endpoint: endpoint, connectivity: state) { _ in }
     }
 
     /// Emits an event of one of the device's traits; events are delivered in order and never coalesced.

@@ -56,22 +56,27 @@ struct DeviceStoreTests {
 
     @Test("a handle made before other devices were removed or added still reports to its own device")
     func staleHandleHint() throws {
-        let store = Self.store(lamps: 3)
-        _ = store.beginSession(devicesPerAnnounce: 200)
+        let store = DeviceStore(vendorSchemas: [])
         // Handles as add() makes them, remembering where each device was then.
-        let handles = (0..<3).map { DriverDevice(id: "lamp-\($0)", store: store, slot: $0) }
+        let handles = (0..<4).map { DriverDevice(id: "lamp-\($0)", store: store, slot: store.add(dimmableLight("lamp-\($0)"))) }
+        #expect(handles.map(\.slot) == [0, 1, 2, 3])
+        #expect(store.add(dimmableLight("lamp-2")) == 2)  // replacing a device keeps its place
+        _ = store.beginSession(devicesPerAnnounce: 200)
         _ = try Self.drain(store)
-        store.remove(["lamp-0"])  // lamp-1 and lamp-2 move down one place
-        store.add(dimmableLight("lamp-3"))  // and lamp-3 takes lamp-2's old place
+        store.remove(["lamp-0"])  // the others move down one place
+        store.add(dimmableLight("lamp-4"))  // and lamp-4 takes lamp-3's old place
         _ = try Self.drain(store)
-        try handles[2].report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
-        try handles[1].report(trait: 0x0008, [0: .uint(41)])
+        try handles[3].report(Matter.LevelControlTrait.self) { $0.currentLevel = 43 }
+        try handles[2].report(trait: 0x0008, [0: .uint(42)])
         #expect(throws: DriverError.self) { try handles[0].report(Matter.LevelControlTrait.self) { $0.currentLevel = 1 } }
-        let traits = Self.reports(try Self.drain(store).messages).flatMap(\.traits)
-        #expect(Set(traits.map(\.deviceID)) == ["lamp-1", "lamp-2"])
+        #expect(Set(Self.reports(try Self.drain(store).messages).flatMap(\.traits).map(\.deviceID)) == ["lamp-2", "lamp-3"])
+        #expect(try store.attributes("lamp-3", trait: 0x0008, endpoint: nil)[0] == .uint(43))
         #expect(try store.attributes("lamp-2", trait: 0x0008, endpoint: nil)[0] == .uint(42))
-        #expect(try store.attributes("lamp-1", trait: 0x0008, endpoint: nil)[0] == .uint(41))
-        #expect(try store.attributes("lamp-3", trait: 0x0008, endpoint: nil)[0] != .uint(42))
+        #expect(try store.attributes("lamp-4", trait: 0x0008, endpoint: nil)[0] != .uint(43))
+        // Fewer devices than a handle's remembered place: the hint is out of range and the id is looked up.
+        store.remove(["lamp-1", "lamp-4"])
+        try handles[3].report(Matter.LevelControlTrait.self) { $0.currentLevel = 44 }
+        #expect(try store.attributes("lamp-3", trait: 0x0008, endpoint: nil)[0] == .uint(44))
     }
 
     @Test("many traits go out in reports of at most maxTraitsPerReport")

@@ -257,28 +257,50 @@ struct DriverKitTests {
         }
     }
 
-    @Test("a command's result ends the batch window: the caller does not wait for the reports gathering behind it")
+    @Test("a command's result ends the batch window, and so does stopping: neither waits for the reports gathering")
     func resultEndsBatchWindow() async throws {
         try await withTemporaryDirectory { dir in
             try await withHub(directory: dir) { _, client in
                 var configuration = Driver.Configuration(hub: .tcp(host: "127.0.0.1", port: client.port), token: Tokens.lights)
-                // Far longer than the call's 20 s deadline: only the result's alarm can end this wait in time.
+                // Far longer than the call's deadline and the test's bound (20 s each): only a ring ends this wait
+                // in time. A stop that did not end it would take the whole grace (30 s), past the bound.
                 configuration.batchWindow = .seconds(600)
+                configuration.stopGrace = .seconds(30)
                 let driver = Driver(configuration: configuration)
                 let lamp = driver.add(dimmableLight("lamp"))
                 driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, context in
                     try context.device.report(Matter.OnOffTrait.self) { $0.onOff = true }
                 }
-                try await withDriver(driver) {
-                    try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
-                    // The announcement was the last write: this report starts a window that lasts ten minutes.
-                    try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 7 }
-                    _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
-                    // The result left with what gathered before it: the report and the command's own change.
-                    _ = try await client.waitForDevice("lights/lamp") {
-                        $0.attribute(0x0006, 0) == .bool(true) && $0.attribute(0x0008, 0) == .uint(7)
+                let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        try await withDriver(driver) {
+                            try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
+                            // The first report after the announcement leaves at once and starts the window…
+                            try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 7 }
+                            _ = try await client.waitForDevice("lights/lamp") { $0.attribute(0x0008, 0) == .uint(7) }
+                            // …so this one waits in it, for ten minutes unless something ends the wait.
+                            try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 8 }
+                            _ = try await client.call(
+                                HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
+                            // The result left with what gathered before it: the waiting report and the command's change.
+                            _ = try await client.waitForDevice("lights/lamp") {
+                                $0.attribute(0x0006, 0) == .bool(true) && $0.attribute(0x0008, 0) == .uint(8)
+                            }
+                            // A report waiting again when the driver stops: stop() ends that wait too, well
+                            // inside its grace.
+                            try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 9 }
+                        }
+                        return true
                     }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(20))
+                        return false
+                    }
+                    let first = try await group.next()!
+                    group.cancelAll()
+                    return first
                 }
+                #expect(finished, "the driver did not answer and stop within 20 s: a ring did not end its batch window")
             }
         }
     }
