@@ -10,15 +10,17 @@ struct SleepAlarmTests {
     /// Far longer than any test waits: a sleep that returns was ended early, not waited out.
     static let long = Duration.seconds(60)
 
-    /// Runs `body` and fails unless it finished within 10 s (a hung sleep fails instead of hanging CI).
-    static func bounded(_ body: @escaping @Sendable () async throws -> Void) async throws {
+    /// Runs `body` and fails unless it finished within `limit` (a hung sleep fails instead of hanging CI).
+    static func bounded(
+        limit: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await body()
                 return true
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: limit)
                 return false
             }
             let finished = try await group.next()!
@@ -86,10 +88,13 @@ struct SleepAlarmTests {
 
     @Test("rings from another thread racing the sleeps: every sleep ends, none is lost")
     func racingRings() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        // A loop of its own: the shared one also carries other suites' connections when tests run in parallel.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
         let alarm = SleepAlarm()
-        try await Self.bounded {
-            for _ in 0..<2_000 {
+        // Bounded generously: on a loaded machine a round can take milliseconds; a lost ring hangs for good.
+        try await Self.bounded(limit: .seconds(60)) {
+            for _ in 0..<500 {
                 // Each round's ring may land before the sleep arms, while it sleeps, or as it ends.
                 let ringer = Task.detached { alarm.ring() }
                 try await alarm.sleep(for: Self.long, on: loop)
@@ -97,6 +102,7 @@ struct SleepAlarmTests {
                 alarm.reset()
             }
         }
+        try await group.shutdownGracefully()
     }
 
     @Test("the loop shutting down ends the sleep with CancellationError")
