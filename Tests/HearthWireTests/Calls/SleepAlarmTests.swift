@@ -29,6 +29,13 @@ struct SleepAlarmTests {
         }
     }
 
+    /// Sleeps 30 ms with `alarm` and checks that nothing cut the sleep short.
+    static func expectWholeSleep(on alarm: SleepAlarm, _ loop: any EventLoop) async throws {
+        let started = ContinuousClock.now
+        try await alarm.sleep(for: .milliseconds(30), on: loop)
+        #expect(ContinuousClock.now - started >= .milliseconds(30))
+    }
+
     @Test("a ring during the sleep ends it, without an error")
     func ringDuring() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
@@ -49,9 +56,7 @@ struct SleepAlarmTests {
         alarm.ring()
         try await Self.bounded { try await alarm.sleep(for: Self.long, on: loop) }
         // Both rings were used up by that sleep: the next one lasts its whole duration.
-        let started = ContinuousClock.now
-        try await alarm.sleep(for: .milliseconds(30), on: loop)
-        #expect(ContinuousClock.now - started >= .milliseconds(30))
+        try await Self.expectWholeSleep(on: alarm, loop)
     }
 
     @Test("cancelling the sleeping task throws CancellationError; the alarm still works after")
@@ -77,13 +82,10 @@ struct SleepAlarmTests {
 
     @Test("reset() forgets a ring kept for the next sleep")
     func reset() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
         let alarm = SleepAlarm()
         alarm.ring()
         alarm.reset()
-        let started = ContinuousClock.now
-        try await alarm.sleep(for: .milliseconds(30), on: loop)
-        #expect(ContinuousClock.now - started >= .milliseconds(30))
+        try await Self.expectWholeSleep(on: alarm, MultiThreadedEventLoopGroup.singleton.next())
     }
 
     @Test("rings from another thread racing the sleeps: every sleep ends, none is lost")
