@@ -94,8 +94,9 @@ struct HubGRPCIOTests {
                         _ = try await client.call(
                             HomeMethods.sendCommand,
                             .with { $0.deviceID = "python/py-stuck"; $0.endpoint = 1; $0.traitID = 0x0006; $0.commandID = 0x01 },
-                            // Long enough that the command reaches the driver on a loaded machine (it must print HANGING).
-                            timeout: .seconds(2))
+                            // Long enough that the command reaches the driver on a loaded machine (it must print
+                            // HANGING): 2 s was not always enough under the ASan build.
+                            timeout: .seconds(5))
                     }
                     for command: UInt32 in [0x01, 0x02] {
                         _ = try await client.call(HomeMethods.sendCommand, .with {
