@@ -80,8 +80,6 @@ final class DeviceStore: Sendable {
         ring()
     }
 
-    func contains(_ id: String) -> Bool { state.withLock { $0.devices[id] != nil } }
-
     /// Where a device is kept now, if it is known.
     func slot(of id: String) -> Int? { state.withLock { $0.devices.index(forKey: id) } }
 

@@ -17,7 +17,7 @@ extension Driver {
             outcome = .failure(offline)
         } else if let handler = handlers.command(trait: trait, command: id) {
             let context = CommandContext(
-                device: DriverDevice(id: command.deviceID, store: store, slot: slot ?? -1), endpoint: command.endpoint, trait: trait,
+                device: DriverDevice(id: command.deviceID, store: store, slot: slot), endpoint: command.endpoint, trait: trait,
                 command: id, fields: Value.fields(of: command.fields), deadline: .now + limit)
             outcome = await withTimeLimit(limit, on: executor) { try await handler(context) }
         } else {
@@ -36,7 +36,7 @@ extension Driver {
         let limit = write.timeoutMs > 0 ? Duration.milliseconds(write.timeoutMs) : configuration.defaultHandlerTimeout
         var values: [AttributeID: Value] = [:]
         for attribute in write.attributes { values[AttributeID(attribute.id)] = Value(proto: attribute.value) }
-        let device = DriverDevice(id: write.deviceID, store: store, slot: store.slot(of: write.deviceID) ?? -1)
+        let device = DriverDevice(id: write.deviceID, store: store, slot: store.slot(of: write.deviceID))
         let context = WriteContext(
             device: device, endpoint: write.endpoint, trait: trait, attributes: values, deadline: .now + limit)
         let written = values

@@ -24,10 +24,10 @@ public struct DriverDevice: Sendable, Hashable {
     /// looked up by its hash as before. Adding devices never moves one.
     let slot: Int
 
-    init(id: String, store: DeviceStore, slot: Int = -1) {
+    init(id: String, store: DeviceStore, slot: Int? = nil) {
         self.id = id
         self.store = store
-        self.slot = slot
+        self.slot = slot ?? -1
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.store === rhs.store }

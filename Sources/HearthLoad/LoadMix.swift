@@ -19,19 +19,14 @@ public struct LoadDevice: Sendable {
     public var change: Change
     /// Whether the device has an OnOff trait (commands toggle it).
     public var hasOnOff: Bool
-
-    /// Reports change number `seq` (1, 2, …) with its probe: the real attribute, then the probe, together, so
-    /// that they normally leave in the same DriverKit report and the hub applies both in one revision (a
-    /// report split between them shows as an `intermediate` delivery, not an error).
-    public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
-        try change.report(seq, sentAt: sentAt, on: device)
-    }
 }
 
 extension LoadDevice.Change {
-    /// ``LoadDevice/report(_:sentAt:on:)`` for a device whose reports make this change: a load driver keeps
-    /// only its devices' changes at hand, since reaching a `LoadDevice` in its array copied the whole
-    /// description (a retain of each of its arrays and strings) for every report.
+    /// Reports change number `seq` (1, 2, …) on a device whose reports make this change, with its probe: the
+    /// real attribute, then the probe, together, so that they normally leave in the same DriverKit report and
+    /// the hub applies both in one revision (a report split between them shows as an `intermediate`
+    /// delivery, not an error). A load driver keeps only its devices' changes at hand: reaching a
+    /// `LoadDevice` in its array copied the whole description for every report.
     public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
         let odd = seq % 2 == 1
         switch self {

@@ -36,7 +36,7 @@ extension Home {
 
     /// Responses applied as one update at most: what has arrived while the last update was applied, up to
     /// this many, so that a subscriber never waits behind a long run of them.
-    static var responsesPerUpdate: Int { 64 }
+    static let responsesPerUpdate = 64
 
     /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps
     /// it in at the synced mark, with the differences to the old one as the update; otherwise it resumes
