@@ -15,7 +15,10 @@ extension HubEngine {
     /// Decides where a watch starts. Taking the snapshot and fixing the revision it continues from is one
     /// step on the engine, so no change can fall between them.
     func startWatch(from revision: UInt64, epoch: String) -> WatchStart {
-        if revision == 0 { return .snapshot(graph, revision: graph.revision) }
+        if revision == 0 {
+            graph.sortDeviceIDs()  // once for all watchers until a device is added or removed
+            return .snapshot(graph, revision: graph.revision)
+        }
         var relist = Hearth_V1_Relist()
         relist.epoch = graph.epoch
         relist.oldestResumable = changeLog.oldestResumable
@@ -124,7 +127,8 @@ extension HubEngine {
         let start = await startWatch(from: request.fromRevision, epoch: request.epoch)
         let stream = WatchStream(
             log: changeLog, filter: WatchFilter(request.filter, access: user), epoch: epoch,
-            configuration: configuration, metrics: metrics, send: send, snapshotGate: snapshotGate)
+            configuration: configuration, metrics: metrics, send: send, snapshotGate: snapshotGate,
+            snapshotCache: snapshotCache)
         metrics.watchOpened()
         defer { metrics.watchClosed() }
         let interval: Duration? =

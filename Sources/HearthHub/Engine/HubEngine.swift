@@ -119,6 +119,11 @@ public actor HubEngine {
     /// How many watchers encode snapshot chunks at once (one per core): a storm of watchers from 0 cannot
     /// queue ahead of the drivers' reports.
     nonisolated let snapshotGate = SnapshotGate(limit: System.coreCount)
+    /// Devices encoded once for every snapshot sent meanwhile (`Docs/Hub.md`, "Joining: snapshots encoded
+    /// once, off the event loop").
+    nonisolated let snapshotCache = SnapshotCache(byteLimit: HubEngine.snapshotCacheBytes)
+    /// The encoded devices the snapshot cache holds at most: a 100,000-device home's, about 60 MB.
+    static let snapshotCacheBytes = 96 * 1024 * 1024
 
     init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger, metrics: HubMetrics)
         throws

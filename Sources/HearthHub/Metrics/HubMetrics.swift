@@ -136,6 +136,19 @@ public final class HubMetrics: Sendable {
         ).record(duration)
     }
 
+    /// Counts a snapshot's devices: those encoded for it, and those copied from another snapshot sent meanwhile
+    /// (``SnapshotCache``).
+    func recordSnapshotDevices(encoded: Int, reused: Int) {
+        for (source, count) in [("encoded", encoded), ("reused", reused)] where count > 0 {
+            registry.makeCounter(
+                descriptor: Self.name(
+                    "snapshot_devices", "total",
+                    "Devices sent in snapshots: encoded for the watcher, or reused from a snapshot sent meanwhile."),
+                labels: [("source", source)]
+            ).increment(by: Int64(count))
+        }
+    }
+
     /// Counts a supervised driver's restart after a crash.
     func recordDriverRestart(_ driver: String) {
         registry.makeCounter(

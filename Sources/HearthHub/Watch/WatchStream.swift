@@ -1,6 +1,5 @@
 import HearthModel
 import HearthProto
-import NIOCore
 import SwiftProtobuf
 
 /// One watch stream: snapshot or resume, then live changes from the shared ``ChangeLog``, progress marks
@@ -26,6 +25,8 @@ struct WatchStream {
     let send: @Sendable ([UInt8]) async throws -> Void
     /// Shared by the engine's watchers: how many build snapshot chunks at once.
     let snapshotGate: SnapshotGate
+    /// Shared by the engine's watchers: devices encoded by a snapshot, for the others sent meanwhile.
+    let snapshotCache: SnapshotCache
 
     /// Runs until the client goes away (cancellation) or a relist is needed.
     func run(start: WatchStart, progressInterval: Duration?) async throws {
@@ -135,87 +136,5 @@ struct WatchStream {
             guard let key = entry.key else { return entry }
             return last[key] == index ? entry : nil
         }
-    }
-
-    /// The graph as changes at `revision`, encoded as they are sent, in bounded responses; the last is
-    /// marked synced. Intermediate responses carry revision 0: a stream cut there restarts from 0.
-    /// Devices encoded per block of a snapshot: about 200 KB of response for small devices.
-    static let snapshotBlock = 1024
-
-    private func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
-        var response = WatchResponseBytes()
-        var first = true
-        // Chunks are built holding a slot of the gate and sent without it.
-        await snapshotGate.acquire()
-        var holding = true
-        defer { if holding { snapshotGate.release() } }
-        func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
-            var change = Hearth_V1_Change()
-            change.revision = revision
-            change.kind = kind
-            response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
-            if response.byteCount >= configuration.maxResponseBytes {
-                let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
-                first = false
-                response = WatchResponseBytes()
-                snapshotGate.release()
-                holding = false
-                try await send(chunk)
-                await snapshotGate.acquire()
-                holding = true
-            }
-        }
-        for s in graph.structures.values.sorted(by: { $0.id < $1.id })
-        where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
-            try await add(.structure(s.proto))
-        }
-        for r in graph.rooms.values.sorted(by: { $0.id < $1.id })
-        where filter.sees(ChangeRoute(structureID: r.structureID, isContext: true), structure: r.structureID) {
-            try await add(.room(r.proto))
-        }
-        // The devices, most of a snapshot, are encoded in blocks on every core at once (each block holding a
-        // slot of the gate, so watchers joining together still share the cores), and sent in id order.
-        snapshotGate.release()
-        holding = false
-        let ids = graph.devices.keys.sorted()
-        let filter = self.filter
-        var start = 0
-        while start < ids.count {
-            let round = min(ids.count, start + Self.snapshotBlock * System.coreCount)
-            let blocks = try await withThrowingTaskGroup(of: (Int, [UInt8], Int).self) { group in
-                for (index, blockStart) in stride(from: start, to: round, by: Self.snapshotBlock).enumerated() {
-                    let blockIDs = ids[blockStart..<min(round, blockStart + Self.snapshotBlock)]
-                    group.addTask {
-                        await self.snapshotGate.acquire()
-                        defer { self.snapshotGate.release() }
-                        var bytes: [UInt8] = []
-                        var count = 0
-                        for id in blockIDs {
-                            guard let device = graph.devices[id], filter.sees(device) else { continue }
-                            // Written straight from the record (DeviceRecord.appendFramedChange), not through
-                            // a Hearth_V1_Device tree and swift-protobuf.
-                            device.appendFramedChange(revision: revision, to: &bytes)
-                            count += 1
-                        }
-                        return (index, bytes, count)
-                    }
-                }
-                var blocks: [(Int, [UInt8], Int)] = []
-                for try await block in group { blocks.append(block) }
-                return blocks.sorted { $0.0 < $1.0 }
-            }
-            for (_, bytes, count) in blocks where count > 0 {
-                response.append(framedChanges: bytes, count: count)
-                if response.byteCount >= configuration.maxResponseBytes {
-                    let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
-                    first = false
-                    response = WatchResponseBytes()
-                    try await send(chunk)
-                }
-            }
-            start = round
-        }
-        let last = response.finished(revision: revision, synced: true, epoch: first ? epoch : nil)
-        try await send(last)
     }
 }

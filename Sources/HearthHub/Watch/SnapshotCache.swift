@@ -1,0 +1,122 @@
+import Synchronization
+
+/// The devices of the snapshots being sent, each encoded once.
+///
+/// When several watchers join at once (the `Home`s of an app starting, phones and a dashboard reconnecting
+/// after the hub restarted), each used to encode every device of the home for itself: ten watchers joining a
+/// 100,000-device home cost the hub ten times the CPU of one. Now the first snapshot to reach a device stores
+/// its encoded `Device` message here and the others copy it.
+///
+/// An entry is used only while the graph's record still equals the one it was encoded from. The records are
+/// compared whole: for a record that did not change that is a few pointer comparisons, since the graph and
+/// the entry share its storage; a device that changed meanwhile is encoded again.
+///
+/// The cache lives only while snapshots are being sent (the last one to end empties it), and holds at most
+/// `byteLimit` bytes of encoded devices; devices beyond are encoded per watcher, as before.
+final class SnapshotCache: Sendable {
+    private struct Entry {
+        let record: DeviceRecord
+        let bytes: [UInt8]
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var snapshots = 0
+        var reused = 0
+        /// Blocks of devices being encoded now, by their first id, with the snapshots waiting for them.
+        var encoding: [String: [CheckedContinuation<Bool, Never>]] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// The most encoded bytes held (plus ``entryOverhead`` per device).
+    let byteLimit: Int
+    /// What an entry costs beyond its bytes, counted against ``byteLimit``: its key, the record's retain, the
+    /// table's slot.
+    static let entryOverhead = 64
+
+    init(byteLimit: Int) {
+        self.byteLimit = byteLimit
+    }
+
+    /// A snapshot starts: what is stored is kept until every snapshot begun has ended.
+    func begin() {
+        state.withLock { $0.snapshots += 1 }
+    }
+
+    /// A snapshot ended (sent, failed or cancelled); the last one empties the cache.
+    func end() {
+        // The entries are freed when `released` goes, outside the lock.
+        let released = state.withLock { s -> [String: Entry] in
+            s.snapshots -= 1
+            guard s.snapshots == 0 else { return [:] }
+            s.bytes = 0
+            defer { s.entries = [:] }
+            return s.entries
+        }
+        _ = released
+    }
+
+    /// Claims the block of devices starting at `first` for encoding. Returns true at once when no other
+    /// snapshot encodes it now: the caller encodes it and calls ``finished(_:)``. Otherwise waits until that
+    /// snapshot has stored it and returns false: the caller looks its devices up. Snapshots joining together
+    /// reach the same blocks at about the same time, and each used to encode the block the others were
+    /// encoding. (A waiter needs no cancellation: the encoding it waits for never suspends.)
+    func claim(_ first: String) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let claimed = state.withLock { s -> Bool in
+                guard s.encoding[first] != nil else {
+                    s.encoding[first] = []
+                    return true
+                }
+                s.encoding[first]!.append(continuation)
+                return false
+            }
+            if claimed { continuation.resume(returning: true) }
+        }
+    }
+
+    /// The block claimed with `first` is encoded and stored: the snapshots waiting for it go on.
+    func finished(_ first: String) {
+        for waiter in state.withLock({ $0.encoding.removeValue(forKey: first) }) ?? [] {
+            waiter.resume(returning: false)
+        }
+    }
+
+    /// The encoded `Device` message of each of `records`, or nil where none is stored for the record as it is.
+    func lookup(_ records: [DeviceRecord]) -> [[UInt8]?] {
+        let found = state.withLock { s in records.map { s.entries[$0.id] } }
+        // Compared outside the lock: a changed record is compared field by field.
+        let bytes = zip(records, found).map { record, entry -> [UInt8]? in
+            guard let entry, entry.record == record else { return nil }
+            return entry.bytes
+        }
+        let hits = bytes.count { $0 != nil }
+        if hits > 0 { state.withLock { $0.reused += hits } }
+        return bytes
+    }
+
+    /// Stores freshly encoded devices, while the byte limit allows; none once no snapshot is being sent.
+    func store(_ encoded: [(record: DeviceRecord, bytes: [UInt8])]) {
+        guard !encoded.isEmpty else { return }
+        state.withLock { s in
+            guard s.snapshots > 0 else { return }
+            for (record, bytes) in encoded {
+                let cost = bytes.count + Self.entryOverhead
+                guard s.bytes + cost <= byteLimit else { return }
+                if let old = s.entries.updateValue(Entry(record: record, bytes: bytes), forKey: record.id) {
+                    s.bytes -= old.bytes.count + Self.entryOverhead
+                }
+                s.bytes += cost
+            }
+        }
+    }
+
+    /// Devices copied from the cache instead of encoded, since the hub started.
+    var reused: Int { state.withLock { $0.reused } }
+
+    /// Devices stored, and the bytes counted against the limit.
+    var usage: (devices: Int, bytes: Int) {
+        state.withLock { ($0.entries.count, $0.bytes) }
+    }
+}

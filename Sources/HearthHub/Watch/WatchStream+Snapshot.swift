@@ -1,0 +1,112 @@
+import HearthModel
+import HearthProto
+import NIOCore
+import SwiftProtobuf
+
+extension WatchStream {
+    /// The graph as changes at `revision`, encoded as they are sent, in bounded responses; the last is
+    /// marked synced. Intermediate responses carry revision 0: a stream cut there restarts from 0.
+    /// Devices encoded per block of a snapshot: about 200 KB of response for small devices.
+    static let snapshotBlock = 1024
+
+    func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
+        var response = WatchResponseBytes()
+        var first = true
+        // Chunks are built holding a slot of the gate and sent without it.
+        await snapshotGate.acquire()
+        var holding = true
+        defer { if holding { snapshotGate.release() } }
+        func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
+            var change = Hearth_V1_Change()
+            change.revision = revision
+            change.kind = kind
+            response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
+            if response.byteCount >= configuration.maxResponseBytes {
+                let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
+                first = false
+                response = WatchResponseBytes()
+                snapshotGate.release()
+                holding = false
+                try await send(chunk)
+                await snapshotGate.acquire()
+                holding = true
+            }
+        }
+        for s in graph.structures.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
+            try await add(.structure(s.proto))
+        }
+        for r in graph.rooms.values.sorted(by: { $0.id < $1.id })
+        where filter.sees(ChangeRoute(structureID: r.structureID, isContext: true), structure: r.structureID) {
+            try await add(.room(r.proto))
+        }
+        // The devices, most of a snapshot, are encoded in blocks on every core at once (each block holding a
+        // slot of the gate, so watchers joining together still share the cores), and sent in id order.
+        snapshotGate.release()
+        holding = false
+        let ids = graph.sortedDeviceIDs ?? graph.devices.keys.sorted()
+        let filter = self.filter
+        let cache = snapshotCache
+        cache.begin()
+        defer { cache.end() }
+        var start = 0
+        while start < ids.count {
+            let round = min(ids.count, start + Self.snapshotBlock * System.coreCount)
+            let blocks = try await withThrowingTaskGroup(of: (Int, [UInt8], Int).self) { group in
+                for (index, blockStart) in stride(from: start, to: round, by: Self.snapshotBlock).enumerated() {
+                    let blockIDs = ids[blockStart..<min(round, blockStart + Self.snapshotBlock)]
+                    // On the global executor: a child task inherits the handler's preference for its connection's
+                    // event loop, which ran every block on that one thread, one after another.
+                    group.addTask(executorPreference: globalConcurrentExecutor) {
+                        await self.snapshotGate.acquire()
+                        defer { self.snapshotGate.release() }
+                        let records = blockIDs.compactMap { graph.devices[$0] }.filter(filter.sees)
+                        // Blocks start at the same ids in every snapshot of the same devices: one snapshot
+                        // encodes a block, the others sent meanwhile wait for it and copy.
+                        let claimed = await cache.claim(blockIDs[blockIDs.startIndex])
+                        defer { if claimed { cache.finished(blockIDs[blockIDs.startIndex]) } }
+                        let (bytes, reused) = Self.encode(records, revision: revision, cache: cache)
+                        self.metrics.recordSnapshotDevices(encoded: records.count - reused, reused: reused)
+                        return (index, bytes, records.count)
+                    }
+                }
+                var blocks: [(Int, [UInt8], Int)] = []
+                for try await block in group { blocks.append(block) }
+                return blocks.sorted { $0.0 < $1.0 }
+            }
+            for (_, bytes, count) in blocks where count > 0 {
+                response.append(framedChanges: bytes, count: count)
+                if response.byteCount >= configuration.maxResponseBytes {
+                    let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
+                    first = false
+                    response = WatchResponseBytes()
+                    try await send(chunk)
+                }
+            }
+            start = round
+        }
+        let last = response.finished(revision: revision, synced: true, epoch: first ? epoch : nil)
+        try await send(last)
+    }
+
+    /// `records` as framed changes at `revision`: each written straight from the record
+    /// (``DeviceRecord/appendDevice(to:)``), not through a `Hearth_V1_Device` tree and swift-protobuf, or
+    /// copied from `cache` where a snapshot sent meanwhile encoded the same record.
+    /// Returns the bytes and how many devices were copied.
+    static func encode(_ records: [DeviceRecord], revision: UInt64, cache: SnapshotCache) -> (bytes: [UInt8], reused: Int) {
+        var bytes: [UInt8] = []
+        var fresh: [(record: DeviceRecord, bytes: [UInt8])] = []
+        for (record, cached) in zip(records, cache.lookup(records)) {
+            if let cached {
+                DeviceRecord.appendFramedChange(revision: revision, device: cached, to: &bytes)
+                continue
+            }
+            var device: [UInt8] = []
+            record.appendDevice(to: &device)
+            DeviceRecord.appendFramedChange(revision: revision, device: device, to: &bytes)
+            fresh.append((record, device))
+        }
+        cache.store(fresh)
+        return (bytes, records.count - fresh.count)
+    }
+}

@@ -1,0 +1,80 @@
+@testable import HearthHub
+import HearthModel
+import Testing
+
+/// Watchers joining at once share their snapshots' encoded devices; an entry is used only for the record it
+/// was encoded from, and lives only while snapshots are sent.
+@Suite("Snapshot cache: devices encoded once for the snapshots sent meanwhile")
+struct SnapshotCacheTests {
+    static let devices = SnapshotEncodingTests.devices
+
+    static func expected(_ records: [DeviceRecord], revision: UInt64) -> [UInt8] {
+        var out: [UInt8] = []
+        for record in records { record.appendFramedChange(revision: revision, to: &out) }
+        return out
+    }
+
+    @Test("a second snapshot copies what the first encoded, byte for byte, at its own revision")
+    func sharedBytes() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        cache.begin()
+        let first = WatchStream.encode(Self.devices, revision: 7, cache: cache).bytes
+        #expect(cache.usage.devices == Self.devices.count)
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 != nil })
+        let second = WatchStream.encode(Self.devices, revision: 9, cache: cache).bytes
+        #expect(first == Self.expected(Self.devices, revision: 7))
+        #expect(second == Self.expected(Self.devices, revision: 9))
+        cache.end()
+        cache.end()
+    }
+
+    @Test("a device that changed since it was encoded is encoded again, and replaces the entry")
+    func changedRecord() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        defer { cache.end() }
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
+        var renamed = Self.devices
+        renamed[0].name = "Hall lamp"
+        var reported = Self.devices
+        reported[0].types[0].traits[0].attributes[0] = .bool(false)
+        for changed in [renamed, reported] {
+            let lookup = cache.lookup(changed)
+            #expect(lookup[0] == nil)
+            #expect(lookup[1] != nil && lookup[2] != nil)
+            #expect(WatchStream.encode(changed, revision: 2, cache: cache).bytes == Self.expected(changed, revision: 2))
+            #expect(cache.lookup(changed)[0] != nil)
+        }
+        #expect(cache.lookup(Self.devices)[0] == nil)
+    }
+
+    @Test("the last snapshot to end empties the cache; nothing is stored while none is sent")
+    func lifetime() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
+        #expect(cache.usage.devices == 0)
+        cache.begin()
+        cache.begin()
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
+        cache.end()
+        #expect(cache.usage.devices == Self.devices.count)
+        cache.end()
+        #expect(cache.usage.devices == 0 && cache.usage.bytes == 0)
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
+    }
+
+    @Test("the byte limit bounds what is stored; devices beyond it are still encoded")
+    func byteLimit() {
+        var one: [UInt8] = []
+        Self.devices[0].appendDevice(to: &one)
+        let cache = SnapshotCache(byteLimit: one.count + SnapshotCache.entryOverhead)
+        cache.begin()
+        defer { cache.end() }
+        let bytes = WatchStream.encode(Self.devices, revision: 3, cache: cache).bytes
+        #expect(bytes == Self.expected(Self.devices, revision: 3))
+        #expect(cache.usage.devices == 1)
+        #expect(cache.usage.bytes <= cache.byteLimit)
+        #expect(WatchStream.encode(Self.devices, revision: 4, cache: cache).bytes == Self.expected(Self.devices, revision: 4))
+    }
+}
