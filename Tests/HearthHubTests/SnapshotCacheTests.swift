@@ -33,7 +33,8 @@ struct SnapshotCacheTests {
     func changedRecord() {
         let cache = SnapshotCache(byteLimit: 1 << 20)
         cache.begin()
-        defer { cache.end() }
+        cache.begin()
+        defer { cache.end(); cache.end() }
         _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
         var renamed = Self.devices
         renamed[0].name = "Hall lamp"
@@ -49,16 +50,19 @@ struct SnapshotCacheTests {
         #expect(cache.lookup(Self.devices)[0] == nil)
     }
 
-    @Test("the last snapshot to end empties the cache; nothing is stored while none is sent")
+    @Test("the last snapshot to end empties the cache; nothing is stored while fewer than two are sent")
     func lifetime() {
         let cache = SnapshotCache(byteLimit: 1 << 20)
-        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
+        #expect(WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes == Self.expected(Self.devices, revision: 1))
         #expect(cache.usage.devices == 0)
         cache.begin()
+        #expect(WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes == Self.expected(Self.devices, revision: 1))
+        #expect(cache.usage.devices == 0, "a snapshot sent alone stores nothing")
         cache.begin()
         _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
         cache.end()
         #expect(cache.usage.devices == Self.devices.count)
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 != nil }, "kept for the snapshot still sent")
         cache.end()
         #expect(cache.usage.devices == 0 && cache.usage.bytes == 0)
         #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
@@ -70,7 +74,8 @@ struct SnapshotCacheTests {
         Self.devices[0].appendDevice(to: &one)
         let cache = SnapshotCache(byteLimit: one.count + SnapshotCache.entryOverhead)
         cache.begin()
-        defer { cache.end() }
+        cache.begin()
+        defer { cache.end(); cache.end() }
         let bytes = WatchStream.encode(Self.devices, revision: 3, cache: cache).bytes
         #expect(bytes == Self.expected(Self.devices, revision: 3))
         #expect(cache.usage.devices == 1)

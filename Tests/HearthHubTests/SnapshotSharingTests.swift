@@ -28,7 +28,7 @@ struct SnapshotSharingTests {
         return value
     }
 
-    @Test("a watcher joining during another's snapshot reuses its devices, but encodes one changed meanwhile")
+    @Test("a watcher joining while two snapshots are sent reuses their devices, but encodes one changed meanwhile")
     func joinDuringSnapshot() async throws {
         try await withEngine { engine in
             _ = await engine.driverConnected("lights")
@@ -37,25 +37,15 @@ struct SnapshotSharingTests {
             try await engine.awaitCommit()
             let first = await engine.info().revision
 
-            // Watcher A: small responses, and a send that stops after its first one, mid-snapshot.
-            var small = WatchStream.Configuration()
-            small.maxResponseBytes = 512
+            // Watchers A and C: small responses, and sends that stop after their first, mid-snapshot. C starts
+            // once A waits, so that its devices are encoded while two snapshots are sent, and stored.
             let gate = Gate()
-            let sends = Mutex(0)
-            let (aResponses, aContinuation) = AsyncStream<Hearth_V1_WatchResponse>.makeStream()
-            let a = Task {
-                defer { aContinuation.finish() }
-                try await engine.watch(.from(0), as: HubEngineWatchTests.admin, configuration: small) { bytes in
-                    if sends.withLock({ $0 += 1; return $0 }) > 1 { await gate.wait() }
-                    aContinuation.yield(try Hearth_V1_WatchResponse(serializedBytes: bytes))
-                }
-            }
-            defer { a.cancel() }
-            // A's devices are all encoded (one round) before its second response waits at the gate.
-            let deadline = ContinuousClock.now + .seconds(20)
-            while engine.snapshotCache.usage.devices < ids.count, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            let a = GatedWatcher(engine, gate: gate)
+            defer { a.task.cancel() }
+            let aFirst = try await a.first()
+            let c = GatedWatcher(engine, gate: gate)
+            defer { c.task.cancel() }
+            let cFirst = try await c.first()
             #expect(engine.snapshotCache.usage.devices == ids.count)
 
             // lamp-0 changes, then B joins: the 39 others come from the cache, lamp-0 is encoded again.
@@ -77,20 +67,57 @@ struct SnapshotSharingTests {
 
             // A then gets its own revision's snapshot, followed by the change.
             gate.open()
-            var aSeen: [Hearth_V1_WatchResponse] = []
-            for await response in aResponses {
-                aSeen.append(response)
-                if response.revision >= changed { break }
+            for (watcher, firstResponse) in [(a, aFirst), (c, cFirst)] {
+                let seen = try await [firstResponse] + watcher.collect(through: changed)
+                let synced = try #require(seen.firstIndex { $0.synced })
+                #expect(seen[synced].revision == first)
+                #expect(Self.onOff(Array(seen[...synced]), device: "lights/lamp-0") == false)
+                #expect(Self.onOff(seen, device: "lights/lamp-0") == true)
+                watcher.task.cancel()
+                _ = await watcher.task.result
             }
-            let synced = try #require(aSeen.firstIndex { $0.synced })
-            #expect(aSeen[synced].revision == first)
-            #expect(Self.onOff(Array(aSeen[...synced]), device: "lights/lamp-0") == false)
-            #expect(Self.onOff(aSeen, device: "lights/lamp-0") == true)
-            a.cancel()
             b.stop()
-            _ = await a.result
             _ = try? await b.task.value
             #expect(engine.snapshotCache.usage.devices == 0, "emptied once no snapshot is sent")
         }
+    }
+}
+
+/// An in-process watch with small responses whose sends after the first wait at `gate`: its snapshot stops
+/// part way.
+struct GatedWatcher: Sendable {
+    let responses: AsyncStream<Hearth_V1_WatchResponse>
+    let task: Task<Void, any Error>
+
+    init(_ engine: HubEngine, gate: Gate) {
+        var small = WatchStream.Configuration()
+        small.maxResponseBytes = 512
+        let (responses, continuation) = AsyncStream<Hearth_V1_WatchResponse>.makeStream()
+        let sends = Mutex(0)
+        self.responses = responses
+        task = Task {
+            defer { continuation.finish() }
+            try await engine.watch(.from(0), as: HubEngineWatchTests.admin, configuration: small) { bytes in
+                if sends.withLock({ $0 += 1; return $0 }) > 1 { await gate.wait() }
+                continuation.yield(try Hearth_V1_WatchResponse(serializedBytes: bytes))
+            }
+        }
+    }
+
+    /// The first response (the snapshot's first part); by then the first round of devices is encoded.
+    func first() async throws -> Hearth_V1_WatchResponse {
+        var iterator = responses.makeAsyncIterator()
+        guard let response = await iterator.next() else { throw HarnessError(description: "the watch ended") }
+        return response
+    }
+
+    /// The responses after the first, until one carries `revision` or later.
+    func collect(through revision: UInt64) async throws -> [Hearth_V1_WatchResponse] {
+        var seen: [Hearth_V1_WatchResponse] = []
+        for await response in responses {
+            seen.append(response)
+            if response.revision >= revision { return seen }
+        }
+        throw HarnessError(description: "the watch ended before revision \(revision)")
     }
 }

@@ -96,11 +96,17 @@ final class SnapshotCache: Sendable {
         return bytes
     }
 
-    /// Stores freshly encoded devices, while the byte limit allows; none once no snapshot is being sent.
+    /// Whether a snapshot may share anything now: another is being sent, or one stored devices. A snapshot
+    /// sent alone skips the cache: storing what nobody reads cost a lone 100,000-device snapshot a tenth more.
+    var isSharing: Bool {
+        state.withLock { $0.snapshots > 1 || !$0.entries.isEmpty }
+    }
+
+    /// Stores freshly encoded devices, while the byte limit allows; none unless another snapshot is being sent.
     func store(_ encoded: [(record: DeviceRecord, bytes: [UInt8])]) {
         guard !encoded.isEmpty else { return }
         state.withLock { s in
-            guard s.snapshots > 0 else { return }
+            guard s.snapshots > 1 else { return }
             for (record, bytes) in encoded {
                 let cost = bytes.count + Self.entryOverhead
                 guard s.bytes + cost <= byteLimit else { return }

@@ -95,6 +95,10 @@ extension WatchStream {
     /// Returns the bytes and how many devices were copied.
     static func encode(_ records: [DeviceRecord], revision: UInt64, cache: SnapshotCache) -> (bytes: [UInt8], reused: Int) {
         var bytes: [UInt8] = []
+        guard cache.isSharing else {
+            for record in records { record.appendFramedChange(revision: revision, to: &bytes) }
+            return (bytes, 0)
+        }
         var fresh: [(record: DeviceRecord, bytes: [UInt8])] = []
         for (record, cached) in zip(records, cache.lookup(records)) {
             if let cached {
