@@ -38,10 +38,13 @@ struct ProtoBytesTests {
         }
     }
 
-    @Test("attributes as a repeated field: in id order, sized as written")
-    func attributes() throws {
+    @Test("attributes as a repeated field: in id order, sized as written (none, one, two, all samples)",
+          arguments: [0, 1, 2, Int.max])
+    func attributes(count: Int) throws {
         let attributes = Dictionary(
-            uniqueKeysWithValues: Self.samples.enumerated().map { (AttributeID(rawValue: UInt32($0.offset * 37)), $0.element) })
+            uniqueKeysWithValues: Self.samples.enumerated().prefix(count).map {
+                (AttributeID(rawValue: UInt32($0.offset * 37)), $0.element)
+            })
         var message = Hearth_V1_TraitState()
         message.attributes = attributes.sorted { $0.key < $1.key }.map { id, value in
             .with { $0.id = id.rawValue; $0.value = value.proto }

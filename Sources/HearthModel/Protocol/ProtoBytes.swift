@@ -125,8 +125,12 @@ extension Value {
             }
         case .struct(let fields):
             ProtoBytes.appendDelimitedHeader(8, length: Self.structBodySize(fields), to: &out)
-            for (id, value) in fields.sorted(by: { $0.key < $1.key }) {
-                Self.appendIDAndValueField(1, id.rawValue, value, to: &out)
+            if fields.count > 1 {
+                for (id, value) in fields.sorted(by: { $0.key < $1.key }) {
+                    Self.appendIDAndValueField(1, id.rawValue, value, to: &out)
+                }
+            } else {
+                for (id, value) in fields { Self.appendIDAndValueField(1, id.rawValue, value, to: &out) }
             }
         case .enum(let v):
             ProtoBytes.appendKey(9, ProtoBytes.varint, to: &out)
@@ -161,6 +165,11 @@ extension Value {
     /// Appends `attributes` as repeated `Attribute` field `field`, in id order as swift-protobuf's callers
     /// (`protoAttributes`) put them.
     package static func appendAttributesField(_ field: UInt8, _ attributes: [AttributeID: Value], to out: inout [UInt8]) {
+        // One attribute (most traits' reports: OnOff, a level, a temperature) needs no sorted copy.
+        guard attributes.count > 1 else {
+            for (id, value) in attributes { appendIDAndValueField(field, id.rawValue, value, to: &out) }
+            return
+        }
         for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
             appendIDAndValueField(field, id.rawValue, value, to: &out)
         }
