@@ -82,4 +82,45 @@ struct SnapshotCacheTests {
         #expect(cache.usage.bytes <= cache.byteLimit)
         #expect(WatchStream.encode(Self.devices, revision: 4, cache: cache).bytes == Self.expected(Self.devices, revision: 4))
     }
+
+    @Test("a block is encoded by the snapshot that claims it; another waits for it, then copies")
+    func claims() async {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        #expect(await cache.claim("a") == false, "alone: nothing would be stored, no claim")
+        cache.begin()
+        defer { cache.end(); cache.end() }
+        #expect(await cache.claim("a"))
+        let waiter = Task { await cache.claim("a") }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while cache.waiters(for: "a") == 0, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(cache.waiters(for: "a") == 1)
+        #expect(await cache.claim("b"), "another block is claimed at once")
+        cache.finished("b")
+        cache.finished("a")
+        let waited = await waiter.value
+        #expect(waited == false, "released once the block is stored; it looks it up")
+        if waited { cache.finished("a") }  // (had it claimed the block itself, the next claim would wait)
+        #expect(await cache.claim("a"), "free to claim again")
+        cache.finished("a")
+    }
+
+    @Test("the sorted device ids are kept until a device is added or removed")
+    func sortedIDs() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        var graph = HomeGraph(epoch: "e", revision: 1)
+        for device in Self.devices.reversed() { graph.put(device) }
+        let ids = Self.devices.map(\.id).sorted()
+        #expect(cache.sortedDeviceIDs(graph) == ids)
+        var renamed = Self.devices[0]
+        renamed.name = "Other"
+        graph.put(renamed)
+        #expect(cache.sortedDeviceIDs(graph) == ids, "a changed device keeps the set")
+        var added = Self.devices[1]
+        added.id = "a/first"
+        graph.put(added)
+        #expect(cache.sortedDeviceIDs(graph) == ["a/first"] + ids)
+        graph.removeDevice(Self.devices[0].id)
+        #expect(cache.sortedDeviceIDs(graph) == ["a/first"] + ids.filter { $0 != Self.devices[0].id })
+    }
 }

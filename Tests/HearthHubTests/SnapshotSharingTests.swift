@@ -62,7 +62,7 @@ struct SnapshotSharingTests {
                 if case .device(let d) = change.kind { return d.id }
                 return nil
             }
-            #expect(Set(bDevices).count == ids.count)
+            #expect(Set(bDevices).count == ids.count && bDevices.count == ids.count)
             #expect(engine.snapshotCache.reused - reused == ids.count - 1, "all but the changed lamp copied")
 
             // A then gets its own revision's snapshot, followed by the change.
@@ -79,6 +79,28 @@ struct SnapshotSharingTests {
             b.stop()
             _ = try? await b.task.value
             #expect(engine.snapshotCache.usage.devices == 0, "emptied once no snapshot is sent")
+        }
+    }
+
+    @Test("a device added or removed between two snapshots is in, or missing from, the second")
+    func deviceSetChanges() async throws {
+        try await withEngine { engine in
+            _ = await engine.driverConnected("lights")
+            _ = try await engine.announce(driver: "lights", .with { $0.devices = [lampWithSensor("a"), lampWithSensor("b")] })
+            func snapshotDevices() async throws -> [String] {
+                try await engine.awaitCommit()
+                let watcher = EngineWatcher(engine)
+                defer { watcher.stop() }
+                return try await watcher.collect(through: await engine.info().revision).flatMap(\.changes).compactMap {
+                    if case .device(let d) = $0.kind { return d.id }
+                    return nil
+                }
+            }
+            #expect(try await snapshotDevices() == ["lights/a", "lights/b"])
+            _ = try await engine.announce(driver: "lights", .with { $0.devices = [lampWithSensor("0")] })
+            #expect(try await snapshotDevices() == ["lights/0", "lights/a", "lights/b"])
+            #expect(try await engine.removeDevices(driver: "lights", localIDs: ["a"]).isEmpty)
+            #expect(try await snapshotDevices() == ["lights/0", "lights/b"])
         }
     }
 }

@@ -15,10 +15,7 @@ extension HubEngine {
     /// Decides where a watch starts. Taking the snapshot and fixing the revision it continues from is one
     /// step on the engine, so no change can fall between them.
     func startWatch(from revision: UInt64, epoch: String) -> WatchStart {
-        if revision == 0 {
-            graph.sortDeviceIDs()  // once for all watchers until a device is added or removed
-            return .snapshot(graph, revision: graph.revision)
-        }
+        if revision == 0 { return .snapshot(graph, revision: graph.revision) }
         var relist = Hearth_V1_Relist()
         relist.epoch = graph.epoch
         relist.oldestResumable = changeLog.oldestResumable

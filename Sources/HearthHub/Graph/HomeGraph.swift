@@ -16,10 +16,9 @@ struct HomeGraph: Sendable {
     /// The ids of each driver's devices: a driver's connect and disconnect touch its own devices, never
     /// all of them.
     private(set) var devicesByDriver: [String: Set<String>] = [:]
-    /// The devices' ids in order, once ``sortDeviceIDs()`` made them; nil again after a device is added or
-    /// removed. Every snapshot sends the devices in this order: sorting 100,000 ids took a seventh of the CPU
-    /// of ten watchers joining at once, each sorting them again.
-    private(set) var sortedDeviceIDs: [String]?
+    /// Goes up whenever a device is added or removed: the sorted ids a snapshot sends the devices in are
+    /// kept while it stays (``SnapshotCache/sortedDeviceIDs(_:)``).
+    private(set) var deviceSetVersion: UInt64 = 0
 
     init(epoch: String, revision: UInt64) {
         self.epoch = epoch
@@ -46,7 +45,7 @@ struct HomeGraph: Sendable {
         if let old = devices.updateValue(device, forKey: device.id) {
             if old.driverID != device.driverID { unindex(old) }
         } else {
-            sortedDeviceIDs = nil
+            deviceSetVersion += 1
         }
         devicesByDriver[device.driverID, default: []].insert(device.id)
     }
@@ -55,7 +54,7 @@ struct HomeGraph: Sendable {
     @discardableResult
     mutating func removeDevice(_ id: String) -> DeviceRecord? {
         guard let old = devices.removeValue(forKey: id) else { return nil }
-        sortedDeviceIDs = nil
+        deviceSetVersion += 1
         unindex(old)
         return old
     }
@@ -80,11 +79,6 @@ struct HomeGraph: Sendable {
             devices.values.formIndex(after: &index)
         }
         return changed
-    }
-
-    /// Sorts the devices' ids into ``sortedDeviceIDs`` unless they are sorted already.
-    mutating func sortDeviceIDs() {
-        if sortedDeviceIDs == nil { sortedDeviceIDs = devices.keys.sorted() }
     }
 
     /// Makes room for `count` devices at once: a cold start's inserts then never re-hash the table.

@@ -11,8 +11,12 @@ import Synchronization
 /// compared whole: for a record that did not change that is a few pointer comparisons, since the graph and
 /// the entry share its storage; a device that changed meanwhile is encoded again.
 ///
-/// The cache lives only while snapshots are being sent (the last one to end empties it), and holds at most
-/// `byteLimit` bytes of encoded devices; devices beyond are encoded per watcher, as before.
+/// Devices are stored only while two or more snapshots are being sent, and the cache is emptied when the last
+/// one ends: a watcher that reads its snapshot slowly keeps what is stored until it has it all. At most
+/// `byteLimit` bytes are counted (encoded bytes and ``entryOverhead`` per device); devices beyond are
+/// encoded per watcher, as before.
+///
+/// It also keeps the devices' ids in the order snapshots send them, sorted once per set of devices.
 final class SnapshotCache: Sendable {
     private struct Entry {
         let record: DeviceRecord
@@ -29,11 +33,12 @@ final class SnapshotCache: Sendable {
     }
 
     private let state = Mutex(State())
+    private let sorted = Mutex<(version: UInt64, ids: [String])?>(nil)
     /// The most encoded bytes held (plus ``entryOverhead`` per device).
     let byteLimit: Int
-    /// What an entry costs beyond its bytes, counted against ``byteLimit``: its key, the record's retain, the
-    /// table's slot.
-    static let entryOverhead = 64
+    /// What an entry costs beyond its bytes, counted against ``byteLimit``: its slot in the table (key and
+    /// record inline, at the table's load factor), the bytes' array header, malloc's rounding.
+    static let entryOverhead = 256
 
     init(byteLimit: Int) {
         self.byteLimit = byteLimit
@@ -57,22 +62,38 @@ final class SnapshotCache: Sendable {
         _ = released
     }
 
+    /// The graph's device ids in order: sorted by the first snapshot after a device was added or removed,
+    /// off the engine, and kept for the others (sorting 100,000 ids took a seventh of the hub's CPU while ten
+    /// watchers joined, each sorting them).
+    func sortedDeviceIDs(_ graph: HomeGraph) -> [String] {
+        if let kept = sorted.withLock({ $0 }), kept.version == graph.deviceSetVersion { return kept.ids }
+        let ids = graph.devices.keys.sorted()
+        sorted.withLock { kept in
+            if kept.map({ $0.version <= graph.deviceSetVersion }) ?? true { kept = (graph.deviceSetVersion, ids) }
+        }
+        return ids
+    }
+
     /// Claims the block of devices starting at `first` for encoding. Returns true at once when no other
-    /// snapshot encodes it now: the caller encodes it and calls ``finished(_:)``. Otherwise waits until that
-    /// snapshot has stored it and returns false: the caller looks its devices up. Snapshots joining together
-    /// reach the same blocks at about the same time, and each used to encode the block the others were
-    /// encoding. (A waiter needs no cancellation: the encoding it waits for never suspends.)
+    /// snapshot encodes it now: the caller encodes it and then calls ``finished(_:)``. Returns false when the
+    /// caller need not: another snapshot was encoding the block (this waits until it has stored it), or
+    /// nothing would be stored (fewer than two snapshots, or the cache full). Either way the caller then looks
+    /// its devices up and encodes what is missing. Snapshots joining together reach the same blocks at about
+    /// the same time, and each used to encode the block the others were encoding. (A waiter needs no
+    /// cancellation: the encoding it waits for never suspends.)
     func claim(_ first: String) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let claimed = state.withLock { s -> Bool in
+            let claimed = state.withLock { s -> Bool? in
+                // Nothing would be stored for a waiter to copy: no claim.
+                guard s.snapshots > 1, s.bytes < byteLimit else { return false }
                 guard s.encoding[first] != nil else {
                     s.encoding[first] = []
                     return true
                 }
                 s.encoding[first]!.append(continuation)
-                return false
+                return nil
             }
-            if claimed { continuation.resume(returning: true) }
+            if let claimed { continuation.resume(returning: claimed) }
         }
     }
 
@@ -84,6 +105,10 @@ final class SnapshotCache: Sendable {
     }
 
     /// The encoded `Device` message of each of `records`, or nil where none is stored for the record as it is.
+    ///
+    /// Records are compared with `==`, which takes canonically equivalent strings and -0.0 and 0.0 as equal
+    /// although they encode differently; two such records never share a revision, since every change of a
+    /// device gives it the change's revision, so an entry is never used for a record it was not encoded from.
     func lookup(_ records: [DeviceRecord]) -> [[UInt8]?] {
         let found = state.withLock { s in records.map { s.entries[$0.id] } }
         // Compared outside the lock: a changed record is compared field by field.
@@ -116,6 +141,11 @@ final class SnapshotCache: Sendable {
                 s.bytes += cost
             }
         }
+    }
+
+    /// Snapshots waiting for the block starting at `first`.
+    func waiters(for first: String) -> Int {
+        state.withLock { $0.encoding[first]?.count ?? 0 }
     }
 
     /// Devices copied from the cache instead of encoded, since the hub started.

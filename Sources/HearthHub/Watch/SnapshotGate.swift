@@ -7,8 +7,9 @@ import Synchronization
 /// by one peer), each snapshot chunk is CPU work on an event loop; left alone they would queue a thousand
 /// jobs ahead of the drivers' reports and every other call on those loops. Through the gate only `limit`
 /// watchers build a chunk at a time and the others wait suspended, so a report waits for at most `limit`
-/// chunks. A slot is held only while a chunk is built, never while it is sent, so a reader that stops
-/// reading cannot keep one.
+/// chunks. A slot is held only while a chunk is built (or while waiting for another watcher that builds the
+/// same block, ``SnapshotCache/claim(_:)``), never while it is sent, so a reader that stops reading cannot
+/// keep one.
 final class SnapshotGate: Sendable {
     private struct State {
         var free: Int

@@ -44,7 +44,7 @@ extension WatchStream {
         // slot of the gate, so watchers joining together still share the cores), and sent in id order.
         snapshotGate.release()
         holding = false
-        let ids = graph.sortedDeviceIDs ?? graph.devices.keys.sorted()
+        let ids = snapshotCache.sortedDeviceIDs(graph)
         let filter = self.filter
         let cache = snapshotCache
         cache.begin()
