@@ -122,7 +122,7 @@ public actor HubEngine {
     /// Devices encoded once for every snapshot sent meanwhile (`Docs/Hub.md`, "Joining: snapshots encoded
     /// once, off the event loop").
     nonisolated let snapshotCache = SnapshotCache(byteLimit: HubEngine.snapshotCacheBytes)
-    /// The encoded devices the snapshot cache holds at most: a 100,000-device home's, about 60 MB.
+    /// What the snapshot cache holds at most: a 100,000-device home's devices, about 85 MB as it counts them.
     static let snapshotCacheBytes = 96 * 1024 * 1024
 
     init(configuration: Configuration, store: any HubStore, stored: StoredHome, logger: Logger, metrics: HubMetrics)

@@ -27,7 +27,6 @@ final class SnapshotCache: Sendable {
         var entries: [String: Entry] = [:]
         var bytes = 0
         var snapshots = 0
-        var reused = 0
         /// Blocks of devices being encoded now, by their first id, with the snapshots waiting for them.
         var encoding: [String: [CheckedContinuation<Bool, Never>]] = [:]
     }
@@ -112,13 +111,10 @@ final class SnapshotCache: Sendable {
     func lookup(_ records: [DeviceRecord]) -> [[UInt8]?] {
         let found = state.withLock { s in records.map { s.entries[$0.id] } }
         // Compared outside the lock: a changed record is compared field by field.
-        let bytes = zip(records, found).map { record, entry -> [UInt8]? in
+        return zip(records, found).map { record, entry -> [UInt8]? in
             guard let entry, entry.record == record else { return nil }
             return entry.bytes
         }
-        let hits = bytes.count { $0 != nil }
-        if hits > 0 { state.withLock { $0.reused += hits } }
-        return bytes
     }
 
     /// Whether a snapshot may share anything now: another is being sent, or one stored devices. A snapshot
@@ -147,9 +143,6 @@ final class SnapshotCache: Sendable {
     func waiters(for first: String) -> Int {
         state.withLock { $0.encoding[first]?.count ?? 0 }
     }
-
-    /// Devices copied from the cache instead of encoded, since the hub started.
-    var reused: Int { state.withLock { $0.reused } }
 
     /// Devices stored, and the bytes counted against the limit.
     var usage: (devices: Int, bytes: Int) {

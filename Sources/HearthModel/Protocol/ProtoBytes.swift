@@ -125,13 +125,7 @@ extension Value {
             }
         case .struct(let fields):
             ProtoBytes.appendDelimitedHeader(8, length: Self.structBodySize(fields), to: &out)
-            if fields.count > 1 {
-                for (id, value) in fields.sorted(by: { $0.key < $1.key }) {
-                    Self.appendIDAndValueField(1, id.rawValue, value, to: &out)
-                }
-            } else {
-                for (id, value) in fields { Self.appendIDAndValueField(1, id.rawValue, value, to: &out) }
-            }
+            Self.appendIDAndValueFields(1, fields, to: &out)
         case .enum(let v):
             ProtoBytes.appendKey(9, ProtoBytes.varint, to: &out)
             ProtoBytes.appendVarint(UInt64(v), to: &out)
@@ -165,12 +159,19 @@ extension Value {
     /// Appends `attributes` as repeated `Attribute` field `field`, in id order as swift-protobuf's callers
     /// (`protoAttributes`) put them.
     package static func appendAttributesField(_ field: UInt8, _ attributes: [AttributeID: Value], to out: inout [UInt8]) {
-        // One attribute (most traits' reports: OnOff, a level, a temperature) needs no sorted copy.
-        guard attributes.count > 1 else {
-            for (id, value) in attributes { appendIDAndValueField(field, id.rawValue, value, to: &out) }
+        appendIDAndValueFields(field, attributes, to: &out)
+    }
+
+    /// Appends each entry of `values` as field `field` holding `{ id, value }`, in id order. One entry (most
+    /// traits' reports: OnOff, a level, a temperature) is written without a sorted copy of the dictionary.
+    private static func appendIDAndValueFields<ID: NumericIdentifier>(
+        _ field: UInt8, _ values: [ID: Value], to out: inout [UInt8]
+    ) {
+        guard values.count > 1 else {
+            for (id, value) in values { appendIDAndValueField(field, id.rawValue, value, to: &out) }
             return
         }
-        for (id, value) in attributes.sorted(by: { $0.key < $1.key }) {
+        for (id, value) in values.sorted(by: { $0.key < $1.key }) {
             appendIDAndValueField(field, id.rawValue, value, to: &out)
         }
     }
