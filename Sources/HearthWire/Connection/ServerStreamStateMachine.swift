@@ -146,9 +146,18 @@ struct ServerStreamStateMachine {
         return deframer.heldMemory
     }
 
+    /// Where the message being read is held (tests: it must not move while it is appended to).
+    var partialMessageAddress: UnsafeRawPointer? {
+        guard case .open(let deframer, _, _) = state, deframer.hasPartialMessage else { return nil }
+        return deframer.heldBytesAddress
+    }
+
     /// DATA payload bytes.
     mutating func receiveData(_ bytes: UnsafeRawBufferPointer) -> OnData {
         guard case .open(var deframer, let decoder, var text) = state else { return .drop }
+        // Out of the enum while it is written, or each append copies the message held so far (the case's
+        // copy shares the buffer). Put back below, or the stream fails.
+        state = .failed
         if text != nil {
             guard let decoded = text!.decode(bytes) else {
                 state = .failed

@@ -54,6 +54,10 @@ struct GRPCMessageDeframer {
     /// no message is being read.
     var heldMemory: Int { hasPartialMessage ? buffer.capacity : 0 }
 
+    /// Where the bytes held for the message being read start; it stays put while the message is appended to,
+    /// unless something copies the buffer (tests check that the state machines holding a deframer do not).
+    var heldBytesAddress: UnsafeRawPointer? { buffer.withUnsafeReadableBytes { $0.baseAddress } }
+
     /// Appends received bytes.
     ///
     /// Each byte is copied once, whatever the size of the messages: a message whose prefix is in gets room

@@ -92,6 +92,21 @@ struct ServerStreamStateMachineTests {
         #expect(send([0], to: &machine) == .drop)
     }
 
+    @Test("a large message arriving in 16 KB frames is written into one buffer, not copied per frame")
+    func largeMessageNotCopiedPerFrame() {
+        var machine = ServerStreamStateMachine(limits: .init(maxHeaderListSize: 8192, maxReceiveMessageSize: 1 << 20))
+        for (name, value) in goodHead { machine.receiveHeader(name: name, value: value) }
+        _ = machine.receiveHeadersComplete(endStream: false)
+        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let delivered = feedInFrames(largeMessage(body), held: { machine.partialMessageAddress }) {
+            if case .deliver(let messages) = machine.receiveData($0) { return messages }
+            return []
+        }
+        // Sized once its prefix is read (after the first frame): one move at most, not one per frame.
+        #expect(delivered.addresses.count <= 2, "the message moved \(delivered.addresses.count - 1) times while it arrived")
+        #expect(delivered.messages.map { Array($0.bytes.readableBytesView) } == [body])
+    }
+
     @Test("END_STREAM inside a message fails the call with INTERNAL")
     func truncated() {
         var machine = machine(receiving: goodHead)
@@ -242,6 +257,20 @@ struct ClientStreamStateMachineTests {
         #expect(m.streamClosed(errorCode: code)?.code == expected)
     }
 
+    @Test("a large response arriving in 16 KB frames is written into one buffer, not copied per frame")
+    func largeResponseNotCopiedPerFrame() {
+        var m = ClientStreamStateMachine(maxReceiveMessageSize: 1 << 20, maxHeaderListSize: 8192)
+        _ = headers(&m, [(":status", "200"), ("content-type", "application/grpc")], end: false)
+        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let delivered = feedInFrames(largeMessage(body), held: { m.partialMessageAddress }) {
+            if case .deliver(let messages) = m.receiveData($0) { return messages }
+            return []
+        }
+        // Sized once its prefix is read (after the first frame): one move at most, not one per frame.
+        #expect(delivered.addresses.count <= 2, "the response moved \(delivered.addresses.count - 1) times while it arrived")
+        #expect(delivered.messages.map { Array($0.bytes.readableBytesView) } == [body])
+    }
+
     @Test("an oversized response message fails with RESOURCE_EXHAUSTED")
     func oversized() {
         var m = machine()
@@ -252,4 +281,28 @@ struct ClientStreamStateMachineTests {
         }
         #expect(status.code == .resourceExhausted)
     }
+}
+
+/// `body` as one gRPC message: flag 0, big-endian length, bytes.
+private func largeMessage(_ body: [UInt8]) -> [UInt8] {
+    var framed = ByteBuffer()
+    GRPCMessageFramer.append(body, compressed: false, to: &framed)
+    return Array(framed.readableBytesView)
+}
+
+/// Feeds `bytes` in 16 KB DATA payloads; returns the messages delivered and each distinct address at which
+/// the partial message was held after a payload.
+private func feedInFrames(
+    _ bytes: [UInt8], held: () -> UnsafeRawPointer?, receive: (UnsafeRawBufferPointer) -> [InboundMessage]
+) -> (messages: [InboundMessage], addresses: [UnsafeRawPointer]) {
+    var messages: [InboundMessage] = []
+    var addresses: [UnsafeRawPointer] = []
+    var offset = 0
+    while offset < bytes.count {
+        let end = min(offset + 16_384, bytes.count)
+        messages += bytes[offset..<end].withUnsafeBytes { receive($0) }
+        if let address = held(), addresses.last != address { addresses.append(address) }
+        offset = end
+    }
+    return (messages, addresses)
 }
