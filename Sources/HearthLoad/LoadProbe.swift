@@ -33,7 +33,12 @@ public enum LoadProbe {
 
     /// The probe's values in a trait collection, or nil when it has none.
     public static func reading(_ traits: TraitCollection) -> Reading? {
-        guard let data = traits.data[traitID], case .uint(let seq)? = data.attributes[seq],
+        traits.data[traitID].flatMap(reading)
+    }
+
+    /// The probe's values in its trait's data.
+    public static func reading(_ data: TraitData) -> Reading? {
+        guard case .uint(let seq)? = data.attributes[seq],
             case .uint(let sentAt)? = data.attributes[sentAt]
         else { return nil }
         return Reading(seq: seq, sentAt: sentAt)

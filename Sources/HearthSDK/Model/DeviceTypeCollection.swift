@@ -43,6 +43,18 @@ public struct DeviceTypeCollection: Sendable, Hashable {
         return T(traits: instance(found).traits, isPrimaryType: found.primary)
     }
 
+    /// The data of trait `id` on the first of the device's types that carries it (in the hub's order), or nil
+    /// when none does. Only that trait's attributes are decoded: a tool reading one trait (a vendor trait with
+    /// no typed device type) of many devices does not pay for every trait of every type, as ``instances``
+    /// would.
+    public func traitData(_ id: TraitID) -> TraitData? {
+        for type in types {
+            guard let trait = type.traits.first(where: { $0.traitID == id.rawValue }) else { continue }
+            return Self.data(trait)
+        }
+        return nil
+    }
+
     /// The ids of the device types present.
     public var deviceTypeIDs: [DeviceTypeID] { types.map { DeviceTypeID($0.deviceTypeID) } }
 
@@ -50,18 +62,20 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     private func instance(_ type: CompactType) -> Instance {
         var data: [TraitID: TraitData] = [:]
         data.reserveCapacity(type.traits.count)
-        for trait in type.traits {
-            data[TraitID(trait.traitID)] = TraitData(
-                attributes: trait.values(),
-                metadata: TraitMetadata(
-                    sourceConnectivity: SourceConnectivity(
-                        connectivityState: ConnectivityState(proto: trait.connectivity),
-                        dataSourceLocality: DataSourceLocality(proto: trait.locality))))
-        }
+        for trait in type.traits { data[TraitID(trait.traitID)] = Self.data(trait) }
         let sender = HubSender(home: home, deviceID: deviceID, endpoint: type.endpoint)
         return Instance(
             deviceTypeID: DeviceTypeID(type.deviceTypeID), endpoint: type.endpoint, isPrimary: type.primary,
             traits: TraitCollection(data, sender: sender))
+    }
+
+    private static func data(_ trait: CompactTrait) -> TraitData {
+        TraitData(
+            attributes: trait.values(),
+            metadata: TraitMetadata(
+                sourceConnectivity: SourceConnectivity(
+                    connectivityState: ConnectivityState(proto: trait.connectivity),
+                    dataSourceLocality: DataSourceLocality(proto: trait.locality))))
     }
 
     /// Equal when the types, their traits' values and connectivity are: the hub's revisions, the
