@@ -151,7 +151,7 @@ extension CompactType {
 }
 
 extension CompactTrait {
-    /// Reads a `TraitState` message body; each attribute is read once (so that one the reader cannot take
+    /// Reads a `TraitState` message body; each attribute is checked once (so that one the reader cannot take
     /// sends the response to swift-protobuf) and kept encoded.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
@@ -162,7 +162,7 @@ extension CompactTrait {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
                 let body = try reader.delimited(wireType: wireType)
-                _ = try Value.idAndValue(body)
+                try Value.checkIDAndValue(body)
                 ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &attributes)
                 attributes.append(contentsOf: body)
             case 3: connectivity = try reader.connectivity(wireType: wireType)

@@ -59,8 +59,13 @@ public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
 /// A hub's cold start reads stored values without swift-protobuf (``Value/init(protoBytes:)``); whatever that
 /// reader accepts, swift-protobuf must read the same (compared on the re-encoded bytes, so that a NaN counts
 /// as itself). What it refuses is left to swift-protobuf, so refusing is always allowed.
+/// HearthSDK checks values without building them (``Value/check(protoBytes:)``): the check must refuse exactly
+/// what the reader refuses.
 func checkDirectReading(_ bytes: [UInt8]) {
-    guard let direct = try? bytes.withUnsafeBytes({ try Value(protoBytes: $0) }) else { return }
+    let checked = (try? bytes.withUnsafeBytes { try Value.check(protoBytes: $0) }) != nil
+    let direct = try? bytes.withUnsafeBytes({ try Value(protoBytes: $0) })
+    precondition(checked == (direct != nil), "the check \(checked ? "took" : "refused") a value the reader \(direct == nil ? "refuses" : "takes"): \(bytes)")
+    guard let direct else { return }
     guard let proto = try? Hearth_V1_Value(serializedBytes: bytes) else {
         fatalError("the direct reader accepted a value swift-protobuf refuses: \(bytes)")
     }
