@@ -12,6 +12,8 @@ struct ProtoBytesTests {
         .bytes([]), .enum(0), .enum(UInt32.max),
         .list([.list([.struct([1: .string("a"), 0x1_0000: .int(-5)])]), .null, .bool(false)]),
         .struct([0: .null, 7: .struct([2: .list([.uint(300), .double(1.5)])]), 1000: .bytes(Array(0..<200))]),
+        // Lengths written after their bodies (`appendDelimited`): one, two and three varint bytes, nested.
+        .list([.struct([1: .bytes(Array(repeating: 7, count: 20_000))]), .string(String(repeating: "y", count: 127))]),
     ]
 
     @Test("a Value's bytes and size match swift-protobuf's", arguments: samples)

@@ -3,8 +3,9 @@
 /// leaving a driver). The bytes are exactly swift-protobuf's for the same message: fields in number order,
 /// proto3 defaults left out except inside a oneof, minimal varints (`ProtoBytesTests` compares them).
 ///
-/// Sizes are computed before writing, since a nested message is prefixed by its length; nothing allocates
-/// but the output array.
+/// A nested message is prefixed by its length. Either the size is computed before writing, or
+/// (``appendDelimited(_:to:_:)``) the body is written first and its length put in front of it after;
+/// nothing allocates but the output array.
 package enum ProtoBytes {
     /// Wire types.
     package static let varint: UInt8 = 0
@@ -59,6 +60,45 @@ package enum ProtoBytes {
     package static func appendDelimitedHeader(_ field: UInt8, length: Int, to out: inout [UInt8]) {
         appendKey(field, lengthDelimited, to: &out)
         appendVarint(UInt64(length), to: &out)
+    }
+
+    /// Appends length-delimited field `field` whose body `body` writes, in one pass: one byte is set aside
+    /// for the length, and once the body is written its length goes there. A body of 128 bytes or more needs
+    /// a longer varint, and moves up by the extra bytes: one copy of bytes just written, instead of a pass
+    /// computing every nested size beforehand (a third of a hub's CPU sending a snapshot).
+    @inline(__always)
+    package static func appendDelimited(_ field: UInt8, to out: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+        appendKey(field, lengthDelimited, to: &out)
+        let start = out.count
+        out.append(0)
+        body(&out)
+        let length = out.count - start - 1
+        if length < 0x80 {
+            out[start] = UInt8(truncatingIfNeeded: length)
+        } else {
+            insertLength(length, at: start, in: &out)
+        }
+    }
+
+    /// Writes `length` as a varint at `start`, moving the `length` bytes after the one byte set aside there
+    /// up by the varint's extra bytes.
+    @inline(never)
+    private static func insertLength(_ length: Int, at start: Int, in out: inout [UInt8]) {
+        let size = varintSize(UInt64(length))
+        out.append(contentsOf: repeatElement(0, count: size - 1))
+        out.withUnsafeMutableBytes { raw in
+            let base = raw.baseAddress!
+            // The regions overlap; `copyMemory` moves as memmove does.
+            (base + start + size).copyMemory(from: base + start + 1, byteCount: length)
+            var value = UInt64(length)
+            var at = start
+            while value >= 0x80 {
+                raw[at] = UInt8(truncatingIfNeeded: value) | 0x80
+                value >>= 7
+                at += 1
+            }
+            raw[at] = UInt8(value)
+        }
     }
 
     /// The size of a string field, key included; 0 for an empty string left out.
@@ -118,14 +158,11 @@ extension Value {
             ProtoBytes.appendDelimitedHeader(6, length: v.count, to: &out)
             out.append(contentsOf: v)
         case .list(let values):
-            ProtoBytes.appendDelimitedHeader(7, length: Self.listBodySize(values), to: &out)
-            for value in values {
-                ProtoBytes.appendDelimitedHeader(1, length: value.protoSize, to: &out)
-                value.appendProto(to: &out)
+            ProtoBytes.appendDelimited(7, to: &out) { out in
+                for value in values { ProtoBytes.appendDelimited(1, to: &out) { value.appendProto(to: &$0) } }
             }
         case .struct(let fields):
-            ProtoBytes.appendDelimitedHeader(8, length: Self.structBodySize(fields), to: &out)
-            Self.appendIDAndValueFields(1, fields, to: &out)
+            ProtoBytes.appendDelimited(8, to: &out) { Self.appendIDAndValueFields(1, fields, to: &$0) }
         case .enum(let v):
             ProtoBytes.appendKey(9, ProtoBytes.varint, to: &out)
             ProtoBytes.appendVarint(UInt64(v), to: &out)
@@ -143,12 +180,10 @@ extension Value {
 
     /// Appends field `field` holding a message `{ uint32 id = 1; Value value = 2; }` (`Attribute`, `Field`).
     package static func appendIDAndValueField(_ field: UInt8, _ id: UInt32, _ value: Value, to out: inout [UInt8]) {
-        let valueSize = value.protoSize
-        ProtoBytes.appendDelimitedHeader(
-            field, length: ProtoBytes.varintFieldSize(UInt64(id)) + ProtoBytes.delimitedFieldSize(valueSize), to: &out)
-        ProtoBytes.appendVarintField(1, UInt64(id), to: &out)
-        ProtoBytes.appendDelimitedHeader(2, length: valueSize, to: &out)
-        value.appendProto(to: &out)
+        ProtoBytes.appendDelimited(field, to: &out) { out in
+            ProtoBytes.appendVarintField(1, UInt64(id), to: &out)
+            ProtoBytes.appendDelimited(2, to: &out) { value.appendProto(to: &$0) }
+        }
     }
 
     /// The size of a repeated `Attribute` field holding `attributes`, keys and lengths included.
@@ -171,8 +206,21 @@ extension Value {
             for (id, value) in values { appendIDAndValueField(field, id.rawValue, value, to: &out) }
             return
         }
-        for (id, value) in values.sorted(by: { $0.key < $1.key }) {
-            appendIDAndValueField(field, id.rawValue, value, to: &out)
+        // The ids and the entries' positions are sorted in a buffer on the stack, and each value read from
+        // its position: `sorted()` copied every entry into a new array, retaining each value, sorted the copies
+        // and released them (a third of the hub's CPU while it sent a snapshot).
+        withUnsafeTemporaryAllocation(of: (id: UInt32, index: [ID: Value].Index).self, capacity: values.count) { order in
+            var count = 0
+            var index = values.startIndex
+            while index != values.endIndex {
+                order.initializeElement(at: count, to: (values.keys[index].rawValue, index))
+                count += 1
+                values.formIndex(after: &index)
+            }
+            var sorted = UnsafeMutableBufferPointer(rebasing: order[..<count])
+            sorted.sort { $0.id < $1.id }
+            for (id, index) in sorted { appendIDAndValueField(field, id, values.values[index], to: &out) }
+            sorted.deinitialize()  // trivial elements: nothing to release
         }
     }
 
