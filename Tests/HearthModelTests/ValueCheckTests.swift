@@ -36,6 +36,21 @@ struct ValueCheckTests {
         #expect(!read && !checked)
     }
 
+    @Test("lists and structs nested to the reader's depth limit: both take one level below it, both refuse it")
+    func depthLimit() throws {
+        func nested(_ levels: Int, inStruct: Bool) -> Value {
+            var value = Value.uint(1)
+            for _ in 0..<levels { value = inStruct ? .struct([1: value]) : .list([value]) }
+            return value
+        }
+        for inStruct in [false, true] {
+            let below = Self.verdicts(try Self.encoded(nested(Value.protoReaderDepthLimit - 1, inStruct: inStruct)))
+            let at = Self.verdicts(try Self.encoded(nested(Value.protoReaderDepthLimit, inStruct: inStruct)))
+            #expect(below.read && below.checked, "\(inStruct ? "structs" : "lists") one level below the limit")
+            #expect(!at.read && !at.checked, "\(inStruct ? "structs" : "lists") at the limit")
+        }
+    }
+
     @Test("every byte of every value changed to each of several bytes, and every truncation: the same verdict")
     func sameVerdictOnDamagedBytes() throws {
         var refused = 0

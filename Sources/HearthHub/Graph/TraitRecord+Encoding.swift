@@ -4,8 +4,8 @@ import HearthProto
 extension TraitRecord {
     /// The size of this state as a `hearth.v1.TraitState` message body.
     ///
-    /// With ``appendState(to:)`` this encodes trait states straight from the graph: a report's new state into
-    /// its log entry (the hub's hottest encoding) and every trait of a snapshot's devices. Building
+    /// With ``appendState(to:)`` this encodes a report's new state straight from the graph into its log entry
+    /// (the hub's hottest encoding; a snapshot's traits are written in one pass, without sizes). Building
     /// `Attribute` and `Value` messages for swift-protobuf, whose size pass walks repeated fields through
     /// unspecialized generic code, was a third of the hub's allocations per change. The bytes are
     /// swift-protobuf's (`LogEntryTests`, `SnapshotEncodingTests`).
@@ -55,7 +55,7 @@ extension DeviceRecord {
 
     /// Appends this device as a `hearth.v1.Device` message body, in one pass
     /// (``ProtoBytes/appendDelimited(_:to:_:)``): sizing every trait, type and the device before writing them
-    /// was a third of the hub's CPU while it sent a snapshot.
+    /// was a fifth of the hub's CPU while it sent a snapshot.
     func appendDevice(to out: inout [UInt8]) {
         // Device: id = 1, driver_id = 2, structure_id = 3, room_id = 4, name = 5, is_matter_device = 6,
         // types = 7, connectivity = 8, locality = 9, revision = 10.

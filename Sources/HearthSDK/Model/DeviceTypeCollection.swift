@@ -49,7 +49,8 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     /// would.
     public func traitData(_ id: TraitID) -> TraitData? {
         for type in types {
-            guard let trait = type.traits.first(where: { $0.traitID == id.rawValue }) else { continue }
+            // The last of a trait given twice in one type, as `instances` keeps it.
+            guard let trait = type.traits.last(where: { $0.traitID == id.rawValue }) else { continue }
             return Self.data(trait)
         }
         return nil

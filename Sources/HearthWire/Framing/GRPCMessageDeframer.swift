@@ -54,8 +54,10 @@ struct GRPCMessageDeframer {
     /// no message is being read.
     var heldMemory: Int { hasPartialMessage ? buffer.capacity : 0 }
 
-    /// Where the bytes held for the message being read start; it stays put while the message is appended to,
-    /// unless something copies the buffer (tests check that the state machines holding a deframer do not).
+    /// Where the bytes held for the message being read start. Once the message's prefix is read, its buffer
+    /// is sized for all of it and this stays put while the rest is appended, unless something copies the
+    /// buffer (tests check that the state machines holding a deframer do not); it moves at most once before,
+    /// when the prefix announces more than the first buffer holds.
     var heldBytesAddress: UnsafeRawPointer? { buffer.withUnsafeReadableBytes { $0.baseAddress } }
 
     /// Appends received bytes.

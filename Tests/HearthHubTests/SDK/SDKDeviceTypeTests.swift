@@ -101,8 +101,8 @@ struct SDKDeviceTypeTests {
                     #expect(spinner.attributes.rpm == 1200)
                     #expect(type.matterTraits.onOffTrait?.attributes.onOff == true)
                     // One trait read alone, untyped, equals what the instances hold; an absent trait is nil.
-                    let instances = device.types.all.instances
-                    #expect(device.types.all.traitData(Spinner.traitID) == instances[0].traits.data[Spinner.traitID])
+                    let instance = try #require(device.types.all.instances.first)
+                    #expect(device.types.all.traitData(Spinner.traitID) == instance.traits.data[Spinner.traitID])
                     #expect(device.types.all.traitData(Spinner.traitID)?.attributes[Spinner.AttributeIDs.rpm] == .uint(1200))
                     #expect(device.types.all.traitData(Matter.LevelControlTrait.traitID) == nil)
 

@@ -13,7 +13,8 @@ import SwiftProtobuf
 /// builtin trait, see ``Catalog/knownTrait(_:)``).
 ///
 /// Checked: every value converts to the wire and back unchanged, and survives its JSON form; a bare value
-/// read by the cold start's direct reader reads as swift-protobuf reads it.
+/// read by the cold start's direct reader reads as swift-protobuf reads it, and HearthSDK's check
+/// (``Value/check(protoBytes:)``) refuses exactly what that reader refuses.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var input = FuzzInput(start: start, count: count)
@@ -64,7 +65,9 @@ public func fuzzValueValidator(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
 func checkDirectReading(_ bytes: [UInt8]) {
     let checked = (try? bytes.withUnsafeBytes { try Value.check(protoBytes: $0) }) != nil
     let direct = try? bytes.withUnsafeBytes({ try Value(protoBytes: $0) })
-    precondition(checked == (direct != nil), "the check \(checked ? "took" : "refused") a value the reader \(direct == nil ? "refuses" : "takes"): \(bytes)")
+    fuzzCheck(
+        checked == (direct != nil),
+        "the check \(checked ? "took" : "refused") a value the reader \(direct == nil ? "refuses" : "takes"): \(bytes)")
     guard let direct else { return }
     guard let proto = try? Hearth_V1_Value(serializedBytes: bytes) else {
         fatalError("the direct reader accepted a value swift-protobuf refuses: \(bytes)")
