@@ -9,31 +9,24 @@ import HearthProto
 /// message (`ReportEncoderTests`), so the hub decodes them as before.
 enum ReportEncoder {
 
-    /// The encoded message for `reports` (all in one message).
+    /// The encoded message for `reports` (all in one message), written in one pass: each nested message's
+    /// length is put in front of it once it is written (``ProtoBytes/appendDelimited(_:to:_:)``), where a
+    /// pass sizing every report and attribute first walked each attribute dictionary twice.
     static func driverMessage(_ reports: some Collection<(key: TraitKey, value: DeviceStore.PendingReport)>) -> [UInt8] {
-        // Sizes first (a message is prefixed by its length), then the bytes.
-        var sizes: [Int] = []
-        sizes.reserveCapacity(reports.count)
-        var reportSize = 0
-        for (key, pending) in reports {
-            let size =
-                ProtoBytes.stringFieldSize(key.device) + ProtoBytes.varintFieldSize(UInt64(key.endpoint))
-                + ProtoBytes.varintFieldSize(UInt64(key.trait.rawValue)) + Value.attributesFieldSize(pending.attributes)
-                + ProtoBytes.varintFieldSize(connectivity(pending))
-            sizes.append(size)
-            reportSize += ProtoBytes.delimitedFieldSize(size)
-        }
         var out: [UInt8] = []
-        out.reserveCapacity(ProtoBytes.delimitedFieldSize(reportSize))
-        ProtoBytes.appendDelimitedHeader(3, length: reportSize, to: &out)  // DriverMessage.report = 3
-        for ((key, pending), size) in zip(reports, sizes) {
-            ProtoBytes.appendDelimitedHeader(1, length: size, to: &out)  // Report.traits = 1
-            // TraitReport: device_id = 1, endpoint = 2, trait_id = 3, attributes = 4, connectivity = 5.
-            ProtoBytes.appendStringField(1, key.device, to: &out)
-            ProtoBytes.appendVarintField(2, UInt64(key.endpoint), to: &out)
-            ProtoBytes.appendVarintField(3, UInt64(key.trait.rawValue), to: &out)
-            Value.appendAttributesField(4, pending.attributes, to: &out)
-            ProtoBytes.appendVarintField(5, connectivity(pending), to: &out)
+        // Most reports are a device id and a few attributes: room for that, growing geometrically past it.
+        out.reserveCapacity(8 + reports.count * 64)
+        ProtoBytes.appendDelimited(3, to: &out) { out in  // DriverMessage.report = 3
+            for (key, pending) in reports {
+                ProtoBytes.appendDelimited(1, to: &out) { out in  // Report.traits = 1
+                    // TraitReport: device_id = 1, endpoint = 2, trait_id = 3, attributes = 4, connectivity = 5.
+                    ProtoBytes.appendStringField(1, key.device, to: &out)
+                    ProtoBytes.appendVarintField(2, UInt64(key.endpoint), to: &out)
+                    ProtoBytes.appendVarintField(3, UInt64(key.trait.rawValue), to: &out)
+                    Value.appendAttributesField(4, pending.attributes, to: &out)
+                    ProtoBytes.appendVarintField(5, connectivity(pending), to: &out)
+                }
+            }
         }
         return out
     }
