@@ -66,6 +66,7 @@ public final class LoadClient: Sendable {
         self.home = home
         let listed = try await home.devices().list()
         firstList = Double(LoadProbe.now() - start) / 1e9
+        tracking.tracker.withLock { $0.reserve(devices: listed.count) }
         switch kind {
         case .batched, .stream, .watch:
             watched = nil

@@ -27,6 +27,10 @@ public struct ProbeTracker: Sendable {
 
     public init() {}
 
+    /// Makes room for `devices` baselines at once (growing by doubling to 100,000 devices re-hashed every id
+    /// at each step: 4 % of the process while ten clients joined).
+    public mutating func reserve(devices: Int) { last.reserveCapacity(devices) }
+
     /// A device as a publisher delivered it at `now` (monotonic ns). `state` is a hash of the whole device,
     /// to tell a repeated delivery from an intermediate one; `isItem` is false for whole-set emissions,
     /// where unchanged devices are expected.
