@@ -66,20 +66,20 @@ public final class LoadClient: Sendable {
         self.home = home
         let listed = try await home.devices().list()
         firstList = Double(LoadProbe.now() - start) / 1e9
-        tracking.tracker.withLock { $0.reserve(devices: listed.count) }
+        let watched: Set<String>?
         switch kind {
-        case .batched, .stream, .watch:
-            watched = nil
-            subscribe([], on: home)
+        case .batched, .stream, .watch: watched = nil
         case .devices, .types:
             // Picked evenly in id order; sorting 100,000 devices was counted in `firstList` and took a tenth of
             // the process while ten clients joined.
             let ids = listed.map(\.id).sorted()
             let step = max(1, ids.count / max(pick, 1))
-            let watched = Set(stride(from: 0, to: ids.count, by: step).prefix(pick).map { ids[$0] })
-            self.watched = watched
-            subscribe(listed.filter { watched.contains($0.id) }, on: home)
+            watched = Set(stride(from: 0, to: ids.count, by: step).prefix(pick).map { ids[$0] })
         }
+        self.watched = watched
+        tracking.tracker.withLock { $0.reserve(devices: watched?.count ?? listed.count) }
+        // Only `devices` and `types` clients subscribe device by device.
+        subscribe(watched.map { picked in listed.filter { picked.contains($0.id) } } ?? [], on: home)
     }
 
     private func subscribe(_ devices: [HomeDevice], on home: Home) {

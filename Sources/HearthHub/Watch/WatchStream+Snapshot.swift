@@ -16,21 +16,25 @@ extension WatchStream {
         await snapshotGate.acquire()
         var holding = true
         defer { if holding { snapshotGate.release() } }
+        /// Sends the response built so far as an intermediate chunk once it reached the limit.
+        func sendIfFull() async throws {
+            guard response.byteCount >= configuration.maxResponseBytes else { return }
+            let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
+            first = false
+            response = WatchResponseBytes()
+            try await send(chunk)
+        }
         func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
             var change = Hearth_V1_Change()
             change.revision = revision
             change.kind = kind
             response.append(framedChange: LogEntry.frame(try change.serializedBytes()))
-            if response.byteCount >= configuration.maxResponseBytes {
-                let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
-                first = false
-                response = WatchResponseBytes()
-                snapshotGate.release()
-                holding = false
-                try await send(chunk)
-                await snapshotGate.acquire()
-                holding = true
-            }
+            guard response.byteCount >= configuration.maxResponseBytes else { return }
+            snapshotGate.release()
+            holding = false
+            try await sendIfFull()
+            await snapshotGate.acquire()
+            holding = true
         }
         for s in graph.structures.values.sorted(by: { $0.id < $1.id })
         where filter.sees(ChangeRoute(structureID: s.id, isContext: true), structure: s.id) {
@@ -76,12 +80,7 @@ extension WatchStream {
             }
             for (_, bytes, count) in blocks where count > 0 {
                 response.append(framedChanges: bytes, count: count)
-                if response.byteCount >= configuration.maxResponseBytes {
-                    let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
-                    first = false
-                    response = WatchResponseBytes()
-                    try await send(chunk)
-                }
+                try await sendIfFull()
             }
             start = round
         }

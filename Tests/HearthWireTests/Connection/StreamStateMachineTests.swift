@@ -97,15 +97,10 @@ struct ServerStreamStateMachineTests {
         var machine = ServerStreamStateMachine(limits: .init(maxHeaderListSize: 8192, maxReceiveMessageSize: 1 << 20))
         for (name, value) in goodHead { machine.receiveHeader(name: name, value: value) }
         _ = machine.receiveHeadersComplete(endStream: false)
-        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let delivered = feedInFrames(largeMessage(body), held: { machine.partialMessageAddress }) {
+        expectHeldInOneBuffer(held: { machine.partialMessageAddress }) {
             if case .deliver(let messages) = machine.receiveData($0) { return messages }
             return []
         }
-        // Sized once its prefix is read (after the first frame): one move at most, not one per frame.
-        #expect(!delivered.addresses.isEmpty, "the partial message was seen held")
-        #expect(delivered.addresses.count <= 2, "the message moved \(delivered.addresses.count - 1) times while it arrived")
-        #expect(delivered.messages.map { Array($0.bytes.readableBytesView) } == [body])
     }
 
     @Test("END_STREAM inside a message fails the call with INTERNAL")
@@ -262,15 +257,10 @@ struct ClientStreamStateMachineTests {
     func largeResponseNotCopiedPerFrame() {
         var m = ClientStreamStateMachine(maxReceiveMessageSize: 1 << 20, maxHeaderListSize: 8192)
         _ = headers(&m, [(":status", "200"), ("content-type", "application/grpc")], end: false)
-        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
-        let delivered = feedInFrames(largeMessage(body), held: { m.partialMessageAddress }) {
+        expectHeldInOneBuffer(held: { m.partialMessageAddress }) {
             if case .deliver(let messages) = m.receiveData($0) { return messages }
             return []
         }
-        // Sized once its prefix is read (after the first frame): one move at most, not one per frame.
-        #expect(!delivered.addresses.isEmpty, "the partial response was seen held")
-        #expect(delivered.addresses.count <= 2, "the response moved \(delivered.addresses.count - 1) times while it arrived")
-        #expect(delivered.messages.map { Array($0.bytes.readableBytesView) } == [body])
     }
 
     @Test("an oversized response message fails with RESOURCE_EXHAUSTED")
@@ -292,11 +282,15 @@ private func largeMessage(_ body: [UInt8]) -> [UInt8] {
     return Array(framed.readableBytesView)
 }
 
-/// Feeds `bytes` in 16 KB DATA payloads; returns the messages delivered and each distinct address at which
-/// the partial message was held after a payload.
-private func feedInFrames(
-    _ bytes: [UInt8], held: () -> UnsafeRawPointer?, receive: (UnsafeRawBufferPointer) -> [InboundMessage]
-) -> (messages: [InboundMessage], addresses: [UnsafeRawPointer]) {
+/// Feeds a 200 KB message in 16 KB DATA payloads through `receive`, and checks that it arrives whole and
+/// that, while it arrived, it was held in one buffer: sized once its prefix is read (after the first frame),
+/// so it moves once at most, not once per frame.
+private func expectHeldInOneBuffer(
+    held: () -> UnsafeRawPointer?, receive: (UnsafeRawBufferPointer) -> [InboundMessage],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let bytes = largeMessage(body)
     var messages: [InboundMessage] = []
     var addresses: [UnsafeRawPointer] = []
     var offset = 0
@@ -306,5 +300,7 @@ private func feedInFrames(
         if let address = held(), addresses.last != address { addresses.append(address) }
         offset = end
     }
-    return (messages, addresses)
+    #expect(!addresses.isEmpty, "the partial message was seen held", sourceLocation: sourceLocation)
+    #expect(addresses.count <= 2, "the message moved \(addresses.count - 1) times while it arrived", sourceLocation: sourceLocation)
+    #expect(messages.map { Array($0.bytes.readableBytesView) } == [body], sourceLocation: sourceLocation)
 }
