@@ -99,7 +99,7 @@ public final class Home: Sendable {
 
     /// One device now, then each change of it; finishes when it is removed (at once if there is none).
     public func device(id: String) -> AnyPublisher<HomeDevice, HomeError> {
-        FeedPublisher(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self)).eraseToAnyPublisher()
+        FeedPublisher(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: DeviceRenders.single(id, home: self)).eraseToAnyPublisher()
     }
 
     /// One structure now, then each change of it.
@@ -114,7 +114,7 @@ public final class Home: Sendable {
 
     /// ``device(id:)`` as an asynchronous sequence.
     public func deviceUpdates(id: String) -> HomeUpdates<HomeDevice> {
-        HomeUpdates(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: Query<HomeDevice>.single(id, home: self))
+        HomeUpdates(home: self, scope: id, interest: Query<HomeDevice>.changed(id, home: self), render: DeviceRenders.single(id, home: self))
     }
 
     /// ``structure(id:)`` as an asynchronous sequence: the structure now, then each change of it; ends when it
@@ -134,7 +134,7 @@ public final class Home: Sendable {
     }
 
     /// The hub's revision the cache has reached (0 before the first snapshot).
-    public var revision: UInt64 { store.snapshot.revision }
+    public var revision: UInt64 { store.revision }
 
     var callOptions: CallOptions {
         var metadata = Metadata()

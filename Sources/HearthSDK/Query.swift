@@ -65,8 +65,11 @@ public struct Query<T: HomeObject>: Sendable {
     }
 
     /// Renders the whole set the first time, then updates the set it last emitted with only what changed:
-    /// an emission costs a copy of the set, not a rebuild of every object.
+    /// an emission costs a copy of the set, not a rebuild of every object. Devices have their own (see
+    /// ``DeviceRenders``).
     private var batchRender: FeedRender<Set<T>> {
+        // The same type when T is HomeDevice: the bit cast only names it so.
+        if T.self == HomeDevice.self { return unsafeBitCast(DeviceRenders.batched(home), to: FeedRender<Set<T>>.self) }
         let last = Mutex<(set: Set<T>, byID: [String: T])?>(nil)
         return { [home] first, snapshot, delta in
             let view = HomeSnapshotView(snapshot: snapshot, delta: delta, home: home)
@@ -93,7 +96,8 @@ public struct Query<T: HomeObject>: Sendable {
     }
 
     private var streamRender: FeedRender<T> {
-        { [home] first, snapshot, delta in
+        if T.self == HomeDevice.self { return unsafeBitCast(DeviceRenders.stream(home), to: FeedRender<T>.self) }
+        return { [home] first, snapshot, delta in
             let view = HomeSnapshotView(snapshot: snapshot, delta: delta, home: home)
             if first { return .values(T.all(in: view)) }
             return .values(T.changed(in: view).sorted().compactMap { T.one($0, in: view) })

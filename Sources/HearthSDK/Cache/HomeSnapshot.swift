@@ -3,15 +3,22 @@ import HearthModel
 import HearthProto
 import Synchronization
 
-/// The hub's home as one watch stream has shown it so far: an immutable value, replaced whole on each update,
-/// so a subscriber can hold one while the next is built.
+/// The hub's home as one watch stream has shown it so far: a value replaced on each update, so a subscriber
+/// can hold one while the next is built.
+///
+/// Structures, rooms and the set of devices are immutable in it. A device's content is not: each device is a
+/// ``CachedDevice`` entry, shared by every snapshot that holds the device, that a change to the device
+/// updates in place. An older snapshot therefore shows a device as it is now, never older than when the
+/// snapshot was published; renderings use each entry's ``CachedDevice/Read/version`` and
+/// ``CachedDevice/Read/sequence`` so that no value is delivered twice (see ``DeviceRenderMemory``).
+///
+/// A new version of the device per change (a new box, copies of its type and trait arrays, a path of the
+/// hash tree copied, and all of it freed with the previous snapshot) was half of a client's CPU per change.
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    /// A persistent hash tree: each update copies only the path to the changed device, not the whole home
-    /// (a `Dictionary` shared with a subscriber's older snapshot was copied whole on every update). Its
-    /// values are immutable boxes, so a node copied on that path retains one reference per device instead
-    /// of copying each message's fields (a `Hearth_V1_Device` copy is about seven retains).
+    /// A persistent hash tree, copied along a path only when a device is added or removed (a `Dictionary`
+    /// shared with a subscriber's older snapshot was copied whole on every update).
     var devices: TreeDictionary<String, CachedDevice> = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
@@ -45,9 +52,14 @@ struct HomeSnapshot: Sendable {
         switch change {
         case .device(let d):
             // A new device is a change without comparing (a snapshot of 100k devices made 100k copies here).
-            if let old = devices.updateValue(CachedDevice(d), forKey: d.id) {
-                if !old.value.sameIgnoringRevisions(d) { delta.devices.insert(d.id) }
+            if let entry = devices[d.id] {
+                let changed = entry.update(sequence: sequence + 1) { device in
+                    defer { device = d }
+                    return !device.sameIgnoringRevisions(d)
+                }
+                if changed { delta.devices.insert(d.id) }
             } else {
+                devices[d.id] = CachedDevice(d, sequence: sequence + 1)
                 delta.devices.insert(d.id)
             }
         case .trait(let deviceID, let endpoint, let state):
@@ -89,28 +101,31 @@ struct HomeSnapshot: Sendable {
         }
     }
 
-    /// One trait's new state (the whole trait, as the hub sends it, or some of its attributes).
+    /// One trait's new state (the whole trait, as the hub sends it, or some of its attributes), written into
+    /// the device's entry in place.
     private mutating func applyTrait(deviceID: String, endpoint: UInt32, state: CompactTrait, revision: UInt64) {
-        guard var device = devices[deviceID]?.value,
-            let type = device.types.firstIndex(where: { $0.endpoint == endpoint }),
-            let trait = device.types[type].traits.firstIndex(where: { $0.traitID == state.traitID })
-        else { return }
-        let old = device.types[type].traits[trait]
-        var merged = old
-        merged.merge(attributesOf: state)
-        merged.confirmed = state.confirmed
-        merged.revision = state.revision
-        let placement = merged.connectivity != state.connectivity || merged.locality != state.locality
-        merged.connectivity = state.connectivity
-        merged.locality = state.locality
-        // A new revision is a change (checked first: comparing every attribute only to find the revision
-        // differs cost a deep compare per report); the same revision again is one only if it differs.
-        guard merged.revision != old.revision || merged != old else { return }
-        device.types[type].traits[trait] = merged
-        device.revision = max(device.revision, revision, state.revision)
-        if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
-        devices[device.id] = CachedDevice(device)
-        delta.devices.insert(device.id)
+        guard let entry = devices[deviceID] else { return }
+        let changed = entry.update(sequence: sequence + 1) { device in
+            guard let type = device.types.firstIndex(where: { $0.endpoint == endpoint }),
+                let trait = device.types[type].traits.firstIndex(where: { $0.traitID == state.traitID })
+            else { return false }
+            let old = device.types[type].traits[trait]
+            var merged = old
+            merged.merge(attributesOf: state)
+            merged.confirmed = state.confirmed
+            merged.revision = state.revision
+            let placement = merged.connectivity != state.connectivity || merged.locality != state.locality
+            merged.connectivity = state.connectivity
+            merged.locality = state.locality
+            // A new revision is a change (checked first: comparing every attribute only to find the revision
+            // differs cost a deep compare per report); the same revision again is one only if it differs.
+            guard merged.revision != old.revision || merged != old else { return false }
+            device.types[type].traits[trait] = merged
+            device.revision = max(device.revision, revision, state.revision)
+            if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
+            return true
+        }
+        if changed { delta.devices.insert(deviceID) }
     }
 
     /// The change set that turns `self` into `other`, object by object (for a re-list: subscribers must see
@@ -135,22 +150,67 @@ struct HomeSnapshot: Sendable {
     }
 }
 
-/// One version of a cached device: its compact form, and its public value, built the first time a view
-/// asks for it and shared by every view of this version after that.
+/// One cached device: its compact form, updated in place by each change, and its public value, built the
+/// first time a view asks for it after a change and shared by every view until the next.
 final class CachedDevice: Sendable {
-    let value: CompactDevice
-    private let converted = Mutex<HomeDevice?>(nil)
+    private struct State {
+        var value: CompactDevice
+        /// Counts the changes made to the entry.
+        var version: UInt64 = 0
+        /// The snapshot sequence whose update made the last change (it may not be published yet).
+        var sequence: UInt64
+        var converted: HomeDevice?
+    }
 
-    init(_ value: CompactDevice) { self.value = value }
+    /// The entry as one view read it.
+    struct Read {
+        var device: HomeDevice
+        var version: UInt64
+        var sequence: UInt64
+    }
+
+    private let state: Mutex<State>
+
+    /// A new entry, made by the update that will be published as `sequence`.
+    init(_ value: CompactDevice, sequence: UInt64 = 0) { state = Mutex(State(value: value, sequence: sequence)) }
+
+    /// The compact form now.
+    var value: CompactDevice { state.withLock { $0.value } }
+
+    /// How many changes the entry has had, and the sequence of the update that made the last one.
+    var stamp: (version: UInt64, sequence: UInt64) { state.withLock { ($0.version, $0.sequence) } }
+
+    /// Changes the value in place when `body` says it changed it, as made by the update that will be
+    /// published as `sequence`; returns whether it did.
+    func update(sequence: UInt64, _ body: (inout CompactDevice) -> Bool) -> Bool {
+        state.withLock { s in
+            // Dropped first: the public value shares the arrays, which would otherwise be copied to be written.
+            let converted = s.converted.take()
+            guard body(&s.value) else {
+                s.converted = converted
+                return false
+            }
+            s.version &+= 1
+            s.sequence = sequence
+            return true
+        }
+    }
 
     /// The public value, bound to `home`.
-    func device(home: Home) -> HomeDevice {
-        if let device = converted.withLock({ $0 }) { return device }
-        let device = HomeDevice(value, home: home)
-        return converted.withLock { existing in
-            if let existing { return existing }  // another view converted it meanwhile: share that one
-            existing = device
-            return device
+    func device(home: Home) -> HomeDevice { read(home: home).device }
+
+    /// The public value with the version it shows.
+    func read(home: Home) -> Read {
+        let (value, version, sequence, converted) = state.withLock { s in
+            (s.converted == nil ? s.value : nil, s.version, s.sequence, s.converted)
+        }
+        if let converted { return Read(device: converted, version: version, sequence: sequence) }
+        let device = HomeDevice(value!, home: home)
+        return state.withLock { s in
+            // Kept only if nothing changed meanwhile; another view may have converted the same version first.
+            guard s.version == version else { return Read(device: device, version: version, sequence: sequence) }
+            if s.converted == nil { s.converted = device }
+            return Read(device: s.converted!, version: version, sequence: sequence)
         }
     }
 }

@@ -20,15 +20,23 @@ final class HomeStore: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The snapshot's revision, readable without the lock: ``Home/revision`` is polled (a load test waits
+    /// for a revision this way), and copying the snapshot out under the lock for it contended with every
+    /// publish (6 % of a client applying 100,000 changes/s).
+    private let revisionValue = Atomic<UInt64>(0)
 
     /// The snapshot now (possibly not yet synced).
     var snapshot: HomeSnapshot { state.withLock { $0.snapshot } }
+
+    /// The revision of the snapshot now.
+    var revision: UInt64 { revisionValue.load(ordering: .acquiring) }
 
     /// Replaces the snapshot; feeds get it when it is synced and something changed.
     func publish(_ snapshot: HomeSnapshot) {
         let (feeds, waiters) = state.withLock { s -> ([@Sendable (HomeSnapshot) -> Void], [CheckedContinuation<HomeSnapshot, any Error>]) in
             let first = snapshot.synced && !s.snapshot.synced
             s.snapshot = snapshot
+            revisionValue.store(snapshot.revision, ordering: .releasing)
             guard snapshot.synced, first || !snapshot.delta.isEmpty else { return ([], []) }
             defer { s.syncWaiters = [:] }
             var feeds = Array(s.feeds.values)

@@ -71,6 +71,8 @@ where S.Input: Sendable, S.Failure == HomeError {
     private let subscriber: S
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "hearth.sdk.subscriber")
+    /// Outputs taken from the feed at once, at most.
+    private static var batchLimit: Int { 256 }
 
     init(feed: Feed<S.Input>, subscriber: S) {
         self.feed = feed
@@ -119,7 +121,9 @@ where S.Input: Sendable, S.Failure == HomeError {
         let me: any Drainable = self
         let wakeUp: @Sendable () -> Void = { me.wake() }
         while true {
-            switch feed.poll(orWake: wakeUp) {
+            // At most the demand: it only drops by one per delivered value, so none taken is left over.
+            let limit = state.withLock { s in s.demand.max.map { min($0, Self.batchLimit) } ?? Self.batchLimit }
+            switch feed.poll(upTo: max(limit, 1), orWake: wakeUp) {
             case .pending:
                 let stop = state.withLock { s -> Bool in
                     if s.woken {
@@ -139,16 +143,18 @@ where S.Input: Sendable, S.Failure == HomeError {
                 if !cancelled { subscriber.receive(completion: error.map { .failure($0) } ?? .finished) }
                 feed.cancel()  // the store forgets the ended feed now, not when the home closes
                 return
-            case .value(let value):
-                guard !state.withLock({ $0.cancelled }) else { return }
-                let more = subscriber.receive(value)
-                let go = state.withLock { s -> Bool in
-                    s.demand -= 1
-                    s.demand += more
-                    if s.demand == 0 || s.cancelled { s.draining = false }
-                    return s.draining
+            case .values(let values):
+                for value in values {
+                    guard !state.withLock({ $0.cancelled }) else { return }
+                    let more = subscriber.receive(value)
+                    let go = state.withLock { s -> Bool in
+                        s.demand -= 1
+                        s.demand += more
+                        if s.demand == 0 || s.cancelled { s.draining = false }
+                        return s.draining
+                    }
+                    if !go { return }
                 }
-                if !go { return }
             }
         }
     }
