@@ -80,11 +80,9 @@ extension Home {
                     var next = store.snapshot
                     next.delta = HomeSnapshot.Delta()
                     next.apply(response)
-                    // Responses that arrived meanwhile go into the same update. Each update copies the cache
-                    // tree's path to every device it changes (the published snapshot still holds the old
-                    // one), and at a few changes per response, as a live hub sends them, those copies were
-                    // most of applying a change. Subscribers see the union of the changes, as a busy
-                    // subscriber does anyway.
+                    // Responses that arrived meanwhile go into the same update: one publication (a store lock,
+                    // a wake-up per interested feed) for all of them. Subscribers see the union of the
+                    // changes, as a busy subscriber does anyway.
                     var taken = 1
                     var relist = false
                     while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {

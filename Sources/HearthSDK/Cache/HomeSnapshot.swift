@@ -1,4 +1,3 @@
-import HashTreeCollections
 import HearthModel
 import HearthProto
 import Synchronization
@@ -17,9 +16,11 @@ import Synchronization
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    /// A persistent hash tree, copied along a path only when a device is added or removed (a `Dictionary`
-    /// shared with a subscriber's older snapshot was copied whole on every update).
-    var devices: TreeDictionary<String, CachedDevice> = [:]
+    /// The entries by id. A plain `Dictionary`: it changes only when a device is added or removed (rare on a
+    /// live home; a snapshot being built holds its own), and then a copy shared with an older snapshot is
+    /// copied whole, but every change and every rendering looks an entry up, and a hash tree's lookup (a
+    /// node per level) was a tenth of a client applying changes.
+    var devices: [String: CachedDevice] = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""
