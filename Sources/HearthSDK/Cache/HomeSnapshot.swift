@@ -185,12 +185,10 @@ final class CachedDevice: Sendable {
     /// published as `sequence`; returns whether it did.
     func update(sequence: UInt64, _ body: (inout CompactDevice) -> Bool) -> Bool {
         state.withLock { s in
-            // Dropped first: the public value shares the arrays, which would otherwise be copied to be written.
-            let converted = s.converted.take()
-            guard body(&s.value) else {
-                s.converted = converted
-                return false
-            }
+            // Released first (not kept aside): the public value shares the arrays, which would otherwise be
+            // copied to be written. A change that turns out to change nothing costs a conversion later.
+            s.converted = nil
+            guard body(&s.value) else { return false }
             s.version &+= 1
             s.sequence = sequence
             return true
