@@ -84,20 +84,26 @@ extension Home {
                     // a wake-up per interested feed) for all of them. Subscribers see the union of the
                     // changes, as a busy subscriber does anyway.
                     var taken = 1
-                    var relist = false
-                    while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
-                        // What came before a re-list is published first: its events would not come back
-                        // with the re-list, which restores state only.
-                        if more.relist {
-                            relist = true
-                            break
+                    var ended: (any Error)?
+                    do {
+                        while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
+                            // What came before a re-list is published first: its events would not come
+                            // back with the re-list, which restores state only.
+                            if more.relist {
+                                ended = WatchEnd.relist
+                                break
+                            }
+                            next.apply(more)
+                            taken += 1
                         }
-                        next.apply(more)
-                        taken += 1
+                    } catch {
+                        ended = error
                     }
+                    // Published even when the stream failed meanwhile: the changes applied are already in
+                    // the devices' entries (updated in place), so a resume would not report them again.
                     if !next.delta.isEmpty { next.sequence += 1 }
                     store.publish(next)
-                    if relist { throw WatchEnd.relist }
+                    if let ended { throw ended }
                 }
             }
         }

@@ -85,7 +85,7 @@ public final class Home: Sendable {
         store.forget()  // the cached devices' public values hold the home: let both go
     }
 
-    /// The public value of a cached device, built once per version of it and shared by every view.
+    /// The public value of a cached device, built at most once per change of it and shared by every view.
     func device(for cached: CachedDevice) -> HomeDevice { cached.device(home: self) }
 
     deinit { watcher.withLock { $0 }?.cancel() }

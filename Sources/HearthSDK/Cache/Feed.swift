@@ -31,6 +31,9 @@ final class Feed<Output: Sendable>: Sendable {
 
     private struct State {
         var snapshot: HomeSnapshot?
+        /// The newest snapshot sequence pushed: an older one arriving late (the store pushes a new feed's
+        /// first snapshot outside its lock, so a publication can overtake it) is ignored.
+        var newest: UInt64 = 0
         var delta = HomeSnapshot.Delta()
         var delivered = false
         var ready: Deque<Output> = []
@@ -89,7 +92,8 @@ final class Feed<Output: Sendable>: Sendable {
             snapshot.delta.rooms = []
         }
         let waiter = state.withLock { s -> Waiter? in
-            guard s.end == nil else { return nil }
+            guard s.end == nil, snapshot.sequence >= s.newest else { return nil }
+            s.newest = snapshot.sequence
             if s.snapshot != nil { s.delta.formUnion(snapshot.delta) } else { s.delta = snapshot.delta }
             s.snapshot = snapshot
             if s.delta.events.count > eventBacklog {

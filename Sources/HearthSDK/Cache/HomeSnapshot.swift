@@ -8,8 +8,9 @@ import Synchronization
 /// Structures, rooms and the set of devices are immutable in it. A device's content is not: each device is a
 /// ``CachedDevice`` entry, shared by every snapshot that holds the device, that a change to the device
 /// updates in place. An older snapshot therefore shows a device as it is now, never older than when the
-/// snapshot was published; renderings use each entry's ``CachedDevice/Read/version`` and
-/// ``CachedDevice/Read/sequence`` so that no value is delivered twice (see ``DeviceRenderMemory``).
+/// snapshot was published (possibly ahead of the snapshot's revision, in the middle of an update being
+/// applied); renderings use each entry's ``CachedDevice/Read/version`` and ``CachedDevice/Read/sequence`` so
+/// that no value is delivered twice (see ``DeviceRenderMemory``).
 ///
 /// A new version of the device per change (a new box, copies of its type and trait arrays, a path of the
 /// hash tree copied, and all of it freed with the previous snapshot) was half of a client's CPU per change.
@@ -54,11 +55,7 @@ struct HomeSnapshot: Sendable {
         case .device(let d):
             // A new device is a change without comparing (a snapshot of 100k devices made 100k copies here).
             if let entry = devices[d.id] {
-                let changed = entry.update(sequence: sequence + 1) { device in
-                    defer { device = d }
-                    return !device.sameIgnoringRevisions(d)
-                }
-                if changed { delta.devices.insert(d.id) }
+                if entry.replace(with: d, sequence: sequence + 1) { delta.devices.insert(d.id) }
             } else {
                 devices[d.id] = CachedDevice(d, sequence: sequence + 1)
                 delta.devices.insert(d.id)
@@ -192,6 +189,19 @@ final class CachedDevice: Sendable {
             s.version &+= 1
             s.sequence = sequence
             return true
+        }
+    }
+
+    /// Replaces the value with `device` (a new version even when only revisions differ, so that no view
+    /// keeps a public value converted from the old one); returns whether anything a user sees changed.
+    func replace(with device: CompactDevice, sequence: UInt64) -> Bool {
+        state.withLock { s in
+            let changed = !s.value.sameIgnoringRevisions(device)
+            s.converted = nil
+            s.value = device
+            s.version &+= 1
+            s.sequence = sequence
+            return changed
         }
     }
 

@@ -142,6 +142,38 @@ struct SDKCacheEntryTests {
         #expect(Set(outputs(stream(false, s3, s3.delta)).compactMap(Self.level)) == [.uint(6), .uint(9)])
         #expect(outputs(batched(false, s3, s3.delta)).first.map { Set($0.compactMap(Self.level)) } == [.uint(6), .uint(9)])
         #expect(outputs(single(false, s3, s3.delta)).map(Self.level) == [.uint(6)])
-        #expect(outputs(stream(false, s3, s3.delta)).count == 2, "a rendering of an update's own changes delivers them (a feed renders each once)")
+        // A feed renders each snapshot once; rendering the same one again would deliver its changes again.
+        #expect(outputs(stream(false, s3, s3.delta)).count == 2, "a second rendering of the same update delivers it again")
+    }
+
+    @Test("a whole device message makes a new version even when only revisions differ, and is a change only when more differs")
+    func replace() throws {
+        let s1 = Self.published(["a"])
+        let entry = try #require(s1.devices["a"])
+        var newer = Self.device("a", level: 0)
+        newer.revision = 9
+        var next = s1
+        next.apply(.device(newer), revision: 9)
+        #expect(next.delta.isEmpty && entry.stamp.version == 1 && entry.value.revision == 9)
+        newer.name = "Hall lamp"
+        next.apply(.device(newer), revision: 10)
+        #expect(next.delta.devices == ["a"] && entry.stamp.version == 2 && entry.value.name == "Hall lamp")
+    }
+
+    @Test("a feed ignores a snapshot older than one it was given (a first snapshot overtaken by a publication)")
+    func olderSnapshotIgnored() async throws {
+        let feed = Feed<UInt64> { _, snapshot, _ in .values([snapshot.sequence]) }
+        var newer = Self.published(["a"])
+        newer.sequence = 3
+        newer.delta.devices = ["a"]
+        var older = newer
+        older.sequence = 2
+        feed.push(newer)
+        feed.push(older)
+        #expect(try await feed.next() == 3)
+        newer.sequence = 4
+        feed.push(newer)
+        #expect(try await feed.next() == 4)
+        feed.cancel()
     }
 }
