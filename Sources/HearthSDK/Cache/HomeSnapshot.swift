@@ -1,3 +1,4 @@
+import HashTreeCollections
 import HearthModel
 import HearthProto
 import Synchronization
@@ -17,11 +18,11 @@ import Synchronization
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    /// The entries by id. A plain `Dictionary`: it changes only when a device is added or removed (rare on a
-    /// live home; a snapshot being built holds its own), and then a copy shared with an older snapshot is
-    /// copied whole, but every change and every rendering looks an entry up, and a hash tree's lookup (a
-    /// node per level) was a tenth of a client applying changes.
-    var devices: [String: CachedDevice] = [:]
+    /// The entries by id, in a persistent hash tree, copied along a path only when a device is added or
+    /// removed. A `Dictionary` looked entries up faster (a tree's lookup visits a node per level: 10 % of
+    /// the `building` mix's client process) but, at up to 75 % load after doubling, held about 50 bytes more
+    /// per device: 1,523 against 1,472 for 100,000 devices, past the 1.5 KB a device may cost.
+    var devices: TreeDictionary<String, CachedDevice> = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""
