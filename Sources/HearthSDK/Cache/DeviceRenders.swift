@@ -11,12 +11,6 @@ struct DeviceRenderMemory {
     /// Devices delivered ahead of their update: the entry and the version delivered.
     private var early: [String: (entry: CachedDevice, version: UInt64)] = [:]
 
-    /// Whether `read`, entry `entry`'s value for device `id` in a rendering of a snapshot with sequence
-    /// `sequence`, is to be delivered (it is not when the same version already was).
-    mutating func shouldDeliver(_ id: String, _ entry: CachedDevice, _ read: CachedDevice.Read, sequence: UInt64) -> Bool {
-        shouldDeliver(id, entry, version: read.version, changedIn: read.sequence, sequence: sequence)
-    }
-
     /// Whether version `version` of entry `entry` (device `id`), last changed by the update with sequence
     /// `changedIn`, is to be delivered by a rendering of the snapshot with sequence `sequence`.
     mutating func shouldDeliver(_ id: String, _ entry: CachedDevice, version: UInt64, changedIn: UInt64, sequence: UInt64) -> Bool {
@@ -32,6 +26,42 @@ struct DeviceRenderMemory {
     /// Forgets device `id` (removed: its entry will not come again).
     mutating func forget(_ id: String) { if !early.isEmpty { early[id] = nil } }
 
+    /// What a rendering does with one changed device.
+    enum Found {
+        /// Deliver this value.
+        case deliver(HomeDevice)
+        /// This version was delivered already.
+        case delivered
+        /// The snapshot no longer holds the device (it is forgotten here).
+        case removed
+    }
+
+    /// Device `id` as a rendering of `snapshot` finds it: every rendering reads a changed device this way.
+    mutating func find(_ id: String, in snapshot: HomeSnapshot, home: Home) -> Found {
+        guard let entry = snapshot.devices[id] else {
+            forget(id)
+            return .removed
+        }
+        return deliver(id, entry, in: snapshot, home: home).map(Found.deliver) ?? .delivered
+    }
+
+    /// Every device of `snapshot`, for a first rendering (those read ahead of their update remembered).
+    mutating func all(in snapshot: HomeSnapshot, home: Home) -> [(id: String, device: HomeDevice)] {
+        var out: [(id: String, device: HomeDevice)] = []
+        out.reserveCapacity(snapshot.devices.count)
+        for (id, entry) in snapshot.devices {
+            out.append((id, deliver(id, entry, in: snapshot, home: home) ?? entry.device(home: home)))
+        }
+        return out
+    }
+
+    /// Entry `entry`'s value, unless this version was delivered already.
+    private mutating func deliver(_ id: String, _ entry: CachedDevice, in snapshot: HomeSnapshot, home: Home) -> HomeDevice? {
+        let read = entry.read(home: home)
+        let fresh = shouldDeliver(id, entry, version: read.version, changedIn: read.sequence, sequence: snapshot.sequence)
+        return fresh ? read.device : nil
+    }
+
     /// How many deliveries it remembers (for tests: what a rendering keeps must not grow without bound).
     var remembered: Int { early.count }
 }
@@ -45,25 +75,11 @@ enum DeviceRenders {
         let memory = Mutex(DeviceRenderMemory())
         return { first, snapshot, delta in
             memory.withLock { memory in
-                var out: [HomeDevice] = []
-                if first {
-                    out.reserveCapacity(snapshot.devices.count)
-                    for (id, entry) in snapshot.devices {
-                        let read = entry.read(home: home)
-                        _ = memory.shouldDeliver(id, entry, read, sequence: snapshot.sequence)
-                        out.append(read.device)
-                    }
-                    return .values(out)
-                }
-                for id in delta.devices {
-                    guard let entry = snapshot.devices[id] else {
-                        memory.forget(id)
-                        continue  // removed: a stream has no removal
-                    }
-                    let read = entry.read(home: home)
-                    if memory.shouldDeliver(id, entry, read, sequence: snapshot.sequence) { out.append(read.device) }
-                }
-                return .values(out)
+                if first { return .values(memory.all(in: snapshot, home: home).map(\.device)) }
+                return .values(delta.devices.compactMap { id in
+                    guard case .deliver(let device) = memory.find(id, in: snapshot, home: home) else { return nil }
+                    return device  // a removed device is not in a stream
+                })
             }
         }
     }
@@ -76,13 +92,7 @@ enum DeviceRenders {
             last.withLock { last in
                 guard !first, var (set, byID, memory) = last else {
                     var memory = DeviceRenderMemory()
-                    var byID: [String: HomeDevice] = [:]
-                    byID.reserveCapacity(snapshot.devices.count)
-                    for (id, entry) in snapshot.devices {
-                        let read = entry.read(home: home)
-                        _ = memory.shouldDeliver(id, entry, read, sequence: snapshot.sequence)
-                        byID[id] = read.device
-                    }
+                    let byID = Dictionary(uniqueKeysWithValues: memory.all(in: snapshot, home: home).lazy.map { ($0.id, $0.device) })
                     let set = Set(byID.values)
                     last = (set, byID, memory)
                     return .values([set])
@@ -90,15 +100,10 @@ enum DeviceRenders {
                 last = nil  // the set is uniquely held while it is updated
                 var changed = false
                 for id in delta.devices {
-                    let entry = snapshot.devices[id]
-                    let read = entry?.read(home: home)
-                    if let entry, let read {
-                        if !memory.shouldDeliver(id, entry, read, sequence: snapshot.sequence) { continue }
-                    } else {
-                        memory.forget(id)
-                    }
+                    let found = memory.find(id, in: snapshot, home: home)
+                    if case .delivered = found { continue }
                     if let old = byID.removeValue(forKey: id) { set.remove(old) }
-                    if let new = read?.device {
+                    if case .deliver(let new) = found {
                         byID[id] = new
                         set.insert(new)
                     }
@@ -116,10 +121,11 @@ enum DeviceRenders {
         let memory = Mutex(DeviceRenderMemory())
         return { first, snapshot, delta in
             guard first || delta.devices.contains(id) else { return .values([]) }
-            guard let entry = snapshot.devices[id] else { return .finished }
-            let read = entry.read(home: home)
-            let deliver = memory.withLock { $0.shouldDeliver(id, entry, read, sequence: snapshot.sequence) }
-            return .values(deliver ? [read.device] : [])
+            switch memory.withLock({ $0.find(id, in: snapshot, home: home) }) {
+            case .deliver(let device): return .values([device])
+            case .delivered: return .values([])
+            case .removed: return .finished
+            }
         }
     }
 }
