@@ -51,4 +51,6 @@ export SWIFT_BACKTRACE=enable=no
 echo "asan: building tests (.build-asan)"
 swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -E "error|Compiling|Build complete" | grep -v "Cannot export" | tail -3
 echo "asan: swift test ${filter[*]}"
-swift test --skip-build --sanitize=address --scratch-path .build-asan --parallel "${filter[@]}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+tools/bounded.sh 900 "$log" swift test --skip-build --sanitize=address --scratch-path .build-asan --parallel "${filter[@]}"

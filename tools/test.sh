@@ -8,27 +8,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage prints when it starts. The Swift test runs are bounded (tools/bounded.sh: a hang fails its stage
+# and names the tests that never finished, instead of holding CI until its own limit); each bound is many
+# times a normal run on the 2-core machine.
+started=$SECONDS
+stage() { echo "== $1 (at $((SECONDS - started)) s)"; }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
 tools/setup.sh
 
-echo "== generated code"
+stage "generated code"
 tools/check-generated.sh
 python3 tools/catalog/generate.py --check
 
 if [ -x ../shared/hooks/layering ]; then
-  echo "== module layering"
+  stage "module layering"
   ../shared/hooks/layering
 fi
 
-echo "== swift build"
+stage "swift build"
 swift build --build-tests
 
-echo "== swift test"
-swift test --skip-build --parallel "$@"
+stage "swift test"
+tools/bounded.sh 1200 "$logs/test.log" swift test --skip-build --parallel "$@"
 
 # The web dashboard in headless Chromium (Playwright) against a real hub with the demo drivers, from the debug
 # build above (Docs/Dashboard.md). HEARTH_SKIP_DASHBOARD=1 skips it.
 if [ "${HEARTH_SKIP_DASHBOARD:-0}" != 1 ]; then
-  echo "== dashboard in a browser"
+  stage "dashboard in a browser"
   tools/dashboard/test.sh "$(swift build --show-bin-path)"
 fi
 
@@ -36,15 +44,15 @@ fi
 # them while iterating). The abuse suite attacks the debug hub just built, one fresh hub per case
 # (Docs/Security.md, tools/abuse/README.md).
 if [ "${HEARTH_SKIP_ABUSE:-0}" != 1 ]; then
-  echo "== abuse and faults"
+  stage "abuse and faults"
   tools/abuse/run.sh
 fi
 if [ "${HEARTH_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzz (bounded)"
+  stage "fuzz (bounded)"
   tools/fuzz/run.sh 30
 fi
 if [ "${HEARTH_SKIP_ASAN:-0}" != 1 ]; then
-  echo "== asan"
+  stage "asan"
   tools/asan.sh
 fi
 
@@ -52,6 +60,7 @@ fi
 # fuzz run of the decoder, and its tests against the debug hub built above, plain and under ASan + UBSan.
 # HEARTH_SKIP_CDRIVER=1 skips it.
 if [ "${HEARTH_SKIP_CDRIVER:-0}" != 1 ]; then
-  echo "== C driver SDK"
+  stage "C driver SDK"
   c/driver/test/run.sh
 fi
+echo "== all passed (in $((SECONDS - started)) s)"

@@ -190,7 +190,15 @@ public final class WireClient: Sendable {
             }
         let connecting: EventLoopFuture<any Channel> =
             switch target {
-            case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
+            case .tcp(let host, let port):
+                // An IP address is connected to directly. A host name goes through NIO's resolver, which runs
+                // getaddrinfo on a Dispatch queue: when Dispatch's threads are busy (seen: a loaded 2-core
+                // machine under ASan), that wait counts against the connect timeout even on loopback.
+                if let address = try? SocketAddress(ipAddress: host, port: port) {
+                    bootstrap.connect(to: address)
+                } else {
+                    bootstrap.connect(host: host, port: port)
+                }
             case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
             }
         connecting.whenFailure { handshake?.fail($0) }
