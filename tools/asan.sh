@@ -58,4 +58,4 @@ swift build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | g
 echo "asan: swift test ${filter[*]}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-tools/bounded.sh 900 "$log" swift test --skip-build --sanitize=address --scratch-path .build-asan --parallel "${filter[@]}"
+tools/bounded.sh 600 "$log" swift test --skip-build --sanitize=address --scratch-path .build-asan --parallel "${filter[@]}"

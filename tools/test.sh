@@ -36,7 +36,7 @@ stage "swift test"
 # connects time out. Eight is also faster here: 47 s against 60–73 s for the 462 tests. HEARTH_TEST_WIDTH=N
 # sets another width.
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${HEARTH_TEST_WIDTH:-8} \
-  tools/bounded.sh 1200 "$logs/test.log" swift test --skip-build --parallel "$@"
+  tools/bounded.sh 900 "$logs/test.log" swift test --skip-build --parallel "$@"
 
 # The web dashboard in headless Chromium (Playwright) against a real hub with the demo drivers, from the debug
 # build above (Docs/Dashboard.md). HEARTH_SKIP_DASHBOARD=1 skips it.
