@@ -9,8 +9,13 @@
 set -uo pipefail
 seconds=$1 log=$2
 shift 2
-timeout -k 30 "$seconds" "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+# Into the log, which is followed until the command ends: a process it started in a group of its own (a
+# supervised driver) and left behind may still hold the output open, and must not keep this waiting.
+timeout -k 30 "$seconds" "$@" >"$log" 2>&1 &
+pid=$!
+tail -n +1 -f --pid="$pid" "$log"
+wait "$pid"
+status=$?
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "error: '$*' did not end within $seconds s. Tests started and never finished:" >&2
   # Swift Testing prints `◇ Test "name" started.` and later `✔ Test "name" passed…`, `✘ … failed…` or
