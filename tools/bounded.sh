@@ -13,9 +13,17 @@ shift 2
 # supervised driver) and left behind may still hold the output open, and must not keep this waiting.
 timeout -k 30 "$seconds" "$@" >"$log" 2>&1 &
 pid=$!
-tail -n +1 -f --pid="$pid" "$log"
-wait "$pid"
-status=$?
+# timeout runs the command in a process group of its own, which a terminal's Ctrl-C does not reach: pass it
+# on. (Bash runs a trap only between commands, hence the follower in the background and `wait`.)
+trap 'kill -TERM "$pid" 2>/dev/null' INT TERM
+tail -n +1 -f --pid="$pid" "$log" &
+follower=$!
+while :; do
+  wait "$pid"
+  status=$?
+  kill -0 "$pid" 2>/dev/null || break
+done
+wait "$follower"
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "error: '$*' did not end within $seconds s. Tests started and never finished:" >&2
   # Swift Testing prints `◇ Test "name" started.` and later `✔ Test "name" passed…`, `✘ … failed…` or
