@@ -45,14 +45,14 @@ struct DeviceRenderMemory {
         return deliver(id, entry, in: snapshot, home: home).map(Found.deliver) ?? .delivered
     }
 
-    /// Every device of `snapshot`, for a first rendering (those read ahead of their update remembered).
-    mutating func all(in snapshot: HomeSnapshot, home: Home) -> [(id: String, device: HomeDevice)] {
-        var out: [(id: String, device: HomeDevice)] = []
-        out.reserveCapacity(snapshot.devices.count)
+    /// Every device of `snapshot`, for a first rendering: each is delivered, and those read ahead of their
+    /// update are remembered.
+    mutating func readAll(in snapshot: HomeSnapshot, home: Home, _ body: (String, HomeDevice) -> Void) {
         for (id, entry) in snapshot.devices {
-            out.append((id, deliver(id, entry, in: snapshot, home: home) ?? entry.device(home: home)))
+            let read = entry.read(home: home)
+            _ = shouldDeliver(id, entry, version: read.version, changedIn: read.sequence, sequence: snapshot.sequence)
+            body(id, read.device)
         }
-        return out
     }
 
     /// Entry `entry`'s value, unless this version was delivered already.
@@ -75,7 +75,12 @@ enum DeviceRenders {
         let memory = Mutex(DeviceRenderMemory())
         return { first, snapshot, delta in
             memory.withLock { memory in
-                if first { return .values(memory.all(in: snapshot, home: home).map(\.device)) }
+                if first {
+                    var out: [HomeDevice] = []
+                    out.reserveCapacity(snapshot.devices.count)
+                    memory.readAll(in: snapshot, home: home) { out.append($1) }
+                    return .values(out)
+                }
                 return .values(delta.devices.compactMap { id in
                     guard case .deliver(let device) = memory.find(id, in: snapshot, home: home) else { return nil }
                     return device  // a removed device is not in a stream
@@ -92,7 +97,9 @@ enum DeviceRenders {
             last.withLock { last in
                 guard !first, var (set, byID, memory) = last else {
                     var memory = DeviceRenderMemory()
-                    let byID = Dictionary(uniqueKeysWithValues: memory.all(in: snapshot, home: home).lazy.map { ($0.id, $0.device) })
+                    var byID: [String: HomeDevice] = [:]
+                    byID.reserveCapacity(snapshot.devices.count)
+                    memory.readAll(in: snapshot, home: home) { byID[$0] = $1 }
                     let set = Set(byID.values)
                     last = (set, byID, memory)
                     return .values([set])
