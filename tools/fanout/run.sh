@@ -11,9 +11,10 @@
 # FANOUT_MOSQ_NODELAY=0 (leave mosquitto's Nagle on, its default), FANOUT_KEEP=1 (keep the temp dir),
 # FANOUT_HUB=/path/to/hearth-hub (use that binary, build nothing) with FANOUT_HUB_COMMIT=<id> to label it,
 # FANOUT_HUB_EXTRA='{"event_loops": 2}' (keys merged into the hub's config file),
-# FANOUT_RENAMES=100 (during Hearth's phases, also rename devices at this open-loop rate from a grpcio client,
-# tools/fanout/renamer.py, and print the acknowledgement latency of those durable metadata commits beside the
-# same client's health checks, which touch no disk),
+# FANOUT_RENAMES=100 (during Hearth's phases, also rename devices at this open-loop rate and print the
+# acknowledgement latency of those durable metadata commits beside the same client's health checks, which touch
+# no disk), FANOUT_RENAMER=c|python (the client that does it: tools/fanout/hearth_renamer.c, the default, or
+# tools/fanout/renamer.py on grpcio, whose own cost per call is 0.4–0.6 ms),
 # FANOUT_QUIET_MAX=30 (seconds to wait before a phase for both CPUs to calm down), FANOUT_CLIENT_NICE=-5,
 # FANOUT_RETRIES=2 (runs of a phase again when other processes took over 20% of a CPU),
 # FANOUT_SERVER_SCHED=rr|fifo (run both servers real-time at priority 1: other people's load on their CPU
@@ -98,7 +99,7 @@ pb=("$build"/gen/hearth/v1/{values,home,watch,driver_service}.pb-c.c)
 cflags=(-O2 -Wall -Wextra -std=c11 -I"$here" -I"$build/gen")
 read -ra h2_flags <<<"$(pkg-config --cflags --libs libprotobuf-c libnghttp2)"
 read -ra mq_flags <<<"$(pkg-config --cflags --libs libmosquitto)"
-for program in hearth_pub hearth_sub; do
+for program in hearth_pub hearth_sub hearth_renamer; do
   cc "${cflags[@]}" -o "$build/$program" "$here/$program.c" "$here/common.c" "$here/h2grpc.c" "${pb[@]}" "${h2_flags[@]}"
 done
 for program in mosq_pub mosq_sub; do
@@ -266,9 +267,14 @@ else
 fi
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
-interop_python=""
-if [[ ${FANOUT_RENAMES:-0} -gt 0 ]]; then
+case ${FANOUT_RENAMER:-c} in # the renames' client, and its name in the output
+  c) renamer=("$build/hearth_renamer") renamer_name="hearth_renamer (C)" ;;
+  python) renamer=() renamer_name="renamer.py (grpcio)" ;;
+  *) die "FANOUT_RENAMER must be c or python" ;;
+esac
+if [[ ${FANOUT_RENAMES:-0} -gt 0 && ${FANOUT_RENAMER:-c} == python ]]; then
   interop_python=$("$root/tools/interop/setup.sh" | tail -1) || die "tools/interop/setup.sh failed (the renamer needs grpcio)"
+  renamer=("$interop_python" "$here/renamer.py")
 fi
 
 # --- one phase: K watchers and D publishers of one system at one rate ----------------------------------
@@ -305,10 +311,11 @@ run_phase() {
   for ((j = 0; j < drivers; j++)); do wait_line "$dir/pub-$j.err" '^READY' "${pub_pids[j]}" 300 || return 1; done
   local renamer_pid=""
   if [[ $system == hearth && ${FANOUT_RENAMES:-0} -gt 0 ]]; then
-    "${client_pin[@]}" "$interop_python" "$here/renamer.py" --port "$hub_port" --token "fanout-admin-$suffix" \
+    "${client_pin[@]}" "${renamer[@]}" --port "$hub_port" --token "fanout-admin-$suffix" \
       --devices "$devices" --drivers "$drivers" --rate "$FANOUT_RENAMES" --seconds "$seconds" --go "$go" \
       >"$dir/renames.json" 2>"$dir/renames.err" &
     renamer_pid=$!
+    pub_pids+=("$renamer_pid") # stopped with the publishers if the phase fails before its go
     wait_line "$dir/renames.err" '^READY' "$renamer_pid" 120 || return 1
   fi
   quiet=$(wait_quiet) # also lets the announcements' fan-out settle
@@ -340,7 +347,9 @@ run_phase() {
   after=$(snapshot "$server_pid")
   if [[ -n $renamer_pid ]]; then
     wait "$renamer_pid" || say "the renamer failed (log: $dir/renames.err)"
-    say "renames at ${FANOUT_RENAMES}/s during $rate changes/s, $k watcher(s): $(cat "$dir/renames.json")"
+    pub_pids=("${pub_pids[@]:0:drivers}")
+    say "renames at ${FANOUT_RENAMES}/s during $rate changes/s, $k watcher(s), measured by $renamer_name:" \
+      "$(cat "$dir/renames.json")"
   fi
   for pid in $stat_pid $record_pid; do kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   stop_pids "${pub_pids[@]}"
