@@ -4,19 +4,22 @@ import HearthSDK
 /// client measures.
 ///
 /// The SDK updates the set it last emitted in place, so consecutive emissions iterate in nearly the same
-/// order: the devices are compared position by position with the last emission, where an unchanged device
-/// is the same value and compares in O(1), and only a device found at another position is looked up by id.
-/// Looking every device up by id hashed 10,000 ids per emission, and the five `batched` clients of the
-/// `building` mix then spent more CPU on measuring than the SDK spent on the home.
+/// order, and a device that did not change is the very value emitted before (the same shared storage). The
+/// devices are therefore compared position by position with the last emission by the bits of that storage
+/// reference: no device object is touched, so a walk of 10,000 unchanged devices is a walk of two arrays of
+/// pointers. Comparing the values themselves retained and released every device of every emission, a
+/// cache miss apiece: 37 % of the process holding the `building` mix at 5,000 reports/s, where the five
+/// `batched` clients then ran back to back and starved the other fifteen. Only a device whose bits differ
+/// is compared by value with its last emitted value, found by id.
 struct BatchDiff {
-    /// The last emission in its iteration order.
+    /// The last emission in its iteration order. Holding these values keeps their storage alive, so no new
+    /// device can reuse an address that `order` holds: equal bits are the same, unchanged, device.
     private var order: [HomeDevice] = []
     /// Every device seen, by id, as last emitted.
     private var byID: [String: HomeDevice] = [:]
 
     /// The devices of `set` that are new or differ from their last emitted value; remembers `set`. Only a
-    /// device that differs from the one at its position last time is written (a copy of every device
-    /// per emission cost as much as the hashing it replaced).
+    /// device that differs from the one at its position last time is written.
     mutating func changed(in set: Set<HomeDevice>) -> [HomeDevice] {
         var changed: [HomeDevice] = []
         let aligned = order.count == set.count
@@ -25,7 +28,8 @@ struct BatchDiff {
         for device in set {
             defer { position += 1 }
             if aligned {
-                if order[position] == device { continue }
+                let same = order.withUnsafeBufferPointer { Self.bits($0[position]) == Self.bits(device) }
+                if same { continue }
                 order[position] = device
             }
             if let last = byID[device.id], last == device { continue }
@@ -34,4 +38,9 @@ struct BatchDiff {
         }
         return changed
     }
+
+    /// The address of a device's shared storage: a `HomeDevice` is that one reference (the size check of
+    /// `unsafeBitCast` traps should it ever hold more).
+    @inline(__always)
+    private static func bits(_ device: HomeDevice) -> UInt { unsafeBitCast(device, to: UInt.self) }
 }
