@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "common.h"
 #include "h2grpc.h"
+#include "hearth/v1/client_service.pb-c.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -152,18 +153,6 @@ static uint64_t run_call(call *p, const options *o, const char *path, const uint
     return sent;
 }
 
-/* A length-delimited protobuf field. */
-static size_t put_string(uint8_t *out, unsigned field, const char *text) {
-    size_t n = 0, length = strlen(text);
-    out[n++] = (uint8_t)(field << 3 | 2);
-    for (size_t v = length; ; v >>= 7) {
-        out[n++] = (uint8_t)((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
-        if (v < 0x80) break;
-    }
-    memcpy(out + n, text, length);
-    return n + length;
-}
-
 static int compare_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
@@ -255,8 +244,12 @@ int main(int argc, char **argv) {
             snprintf(device, sizeof device, "fanout%llu/d%llu", (unsigned long long)(local % o.drivers),
                      (unsigned long long)local);
             snprintf(name, sizeof name, "Renamed %llu", (unsigned long long)n);
-            length = put_string(body, 1, device); /* RenameDeviceRequest.device_id */
-            length += put_string(body + length, 2, name); /* .name */
+            Hearth__V1__RenameDeviceRequest request = HEARTH__V1__RENAME_DEVICE_REQUEST__INIT;
+            request.device_id = device;
+            request.name = name;
+            if (hearth__v1__rename_device_request__get_packed_size(&request) > sizeof body)
+                fo_die("hearth_renamer: a rename request outgrew its buffer");
+            length = hearth__v1__rename_device_request__pack(&request, body);
         }
         hold(&next, &o, path, due, NULL, &reopened, &stop);
         uint64_t sent = run_call(&next, &o, path, body, length, due, k % 2 ? &health : &renames, &stop);

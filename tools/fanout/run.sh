@@ -94,8 +94,8 @@ fi
 say "building the C clients into $build"
 rm -rf "$build/gen"
 mkdir -p "$build/gen"
-protoc-c --c_out="$build/gen" -I"$root/Protos" "$root"/Protos/hearth/v1/{values,home,watch,driver_service}.proto
-pb=("$build"/gen/hearth/v1/{values,home,watch,driver_service}.pb-c.c)
+protoc-c --c_out="$build/gen" -I"$root/Protos" "$root"/Protos/hearth/v1/{values,home,watch,driver_service,client_service}.proto
+pb=("$build"/gen/hearth/v1/{values,home,watch,driver_service,client_service}.pb-c.c)
 cflags=(-O2 -Wall -Wextra -std=c11 -I"$here" -I"$build/gen")
 read -ra h2_flags <<<"$(pkg-config --cflags --libs libprotobuf-c libnghttp2)"
 read -ra mq_flags <<<"$(pkg-config --cflags --libs libmosquitto)"
@@ -125,7 +125,7 @@ out=${out:-$root/results/fanout/$stamp}
 mkdir -p "$out/phases"
 tmp=$(mktemp -d /tmp/hearth-fanout.XXXXXX)
 pids=()                # the servers
-sub_pids=() pub_pids=() # the current phase's clients, not yet stopped
+sub_pids=() pub_pids=() renamer_pids=() # the current phase's clients, not yet stopped
 
 stop_pids() { # TERM, up to 5 s, then KILL; only the processes this script started
   local pid alive
@@ -140,7 +140,7 @@ stop_pids() { # TERM, up to 5 s, then KILL; only the processes this script start
   for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
 }
 cleanup() {
-  stop_pids "${sub_pids[@]}" "${pub_pids[@]}" "${pids[@]}"
+  stop_pids "${sub_pids[@]}" "${pub_pids[@]}" "${renamer_pids[@]}" "${pids[@]}"
   [[ ${FANOUT_KEEP:-0} == 1 ]] && say "kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -269,13 +269,15 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 case ${FANOUT_RENAMER:-c} in # the renames' client, and its name in the output
   c) renamer=("$build/hearth_renamer") renamer_name="hearth_renamer (C)" ;;
-  python) renamer=() renamer_name="renamer.py (grpcio)" ;;
+  python)
+    renamer=() renamer_name="renamer.py (grpcio)"
+    if [[ ${FANOUT_RENAMES:-0} -gt 0 ]]; then
+      interop_python=$("$root/tools/interop/setup.sh" | tail -1) || die "tools/interop/setup.sh failed (the renamer needs grpcio)"
+      renamer=("$interop_python" "$here/renamer.py")
+    fi
+    ;;
   *) die "FANOUT_RENAMER must be c or python" ;;
 esac
-if [[ ${FANOUT_RENAMES:-0} -gt 0 && ${FANOUT_RENAMER:-c} == python ]]; then
-  interop_python=$("$root/tools/interop/setup.sh" | tail -1) || die "tools/interop/setup.sh failed (the renamer needs grpcio)"
-  renamer=("$interop_python" "$here/renamer.py")
-fi
 
 # --- one phase: K watchers and D publishers of one system at one rate ----------------------------------
 failed=0
@@ -309,14 +311,12 @@ run_phase() {
     pub_pids+=($!)
   done
   for ((j = 0; j < drivers; j++)); do wait_line "$dir/pub-$j.err" '^READY' "${pub_pids[j]}" 300 || return 1; done
-  local renamer_pid=""
   if [[ $system == hearth && ${FANOUT_RENAMES:-0} -gt 0 ]]; then
     "${client_pin[@]}" "${renamer[@]}" --port "$hub_port" --token "fanout-admin-$suffix" \
       --devices "$devices" --drivers "$drivers" --rate "$FANOUT_RENAMES" --seconds "$seconds" --go "$go" \
       >"$dir/renames.json" 2>"$dir/renames.err" &
-    renamer_pid=$!
-    pub_pids+=("$renamer_pid") # stopped with the publishers if the phase fails before its go
-    wait_line "$dir/renames.err" '^READY' "$renamer_pid" 120 || return 1
+    renamer_pids=($!)
+    wait_line "$dir/renames.err" '^READY' "${renamer_pids[0]}" 120 || return 1
   fi
   quiet=$(wait_quiet) # also lets the announcements' fan-out settle
   before=$(snapshot "$server_pid")
@@ -345,9 +345,9 @@ run_phase() {
   stop_pids "${sub_pids[@]}"
   sub_pids=()
   after=$(snapshot "$server_pid")
-  if [[ -n $renamer_pid ]]; then
-    wait "$renamer_pid" || say "the renamer failed (log: $dir/renames.err)"
-    pub_pids=("${pub_pids[@]:0:drivers}")
+  if ((${#renamer_pids[@]})); then
+    wait "${renamer_pids[0]}" || say "the renamer failed (log: $dir/renames.err)"
+    renamer_pids=()
     say "renames at ${FANOUT_RENAMES}/s during $rate changes/s, $k watcher(s), measured by $renamer_name:" \
       "$(cat "$dir/renames.json")"
   fi
@@ -380,8 +380,8 @@ for rate in $rates; do
         dir=$out/phases/$system-r$rate-k$k-a$attempt
         if ! run_phase "$system" "$rate" "$k" "$dir"; then
           say "phase $system/$rate/$k failed; logs in $dir"
-          stop_pids "${sub_pids[@]}" "${pub_pids[@]}"
-          sub_pids=() pub_pids=()
+          stop_pids "${sub_pids[@]}" "${pub_pids[@]}" "${renamer_pids[@]}"
+          sub_pids=() pub_pids=() renamer_pids=()
           failed=1
           break
         fi
