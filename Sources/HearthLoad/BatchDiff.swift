@@ -28,8 +28,7 @@ struct BatchDiff {
         var position = 0
         for device in set {
             defer { position += 1 }
-            let same = order.withUnsafeBufferPointer { Self.bits($0[position]) == Self.bits(device) }
-            if same { continue }
+            if Self.bits(order[position]) == Self.bits(device) { continue }  // compiled without a retain
             order[position] = device
             changed.append(device)
         }
