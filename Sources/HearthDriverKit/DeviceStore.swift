@@ -86,6 +86,16 @@ final class DeviceStore: Sendable {
     /// Whether command results wait: they go out without waiting for the batch window.
     var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
 
+    /// Whether anything waits to be sent. A writer woken by a ring that an earlier drain already answered
+    /// (a driver reporting two traits rings twice; the first drain takes both) finds nothing and goes back to
+    /// waiting, instead of sleeping out a batch window to write nothing.
+    var hasPending: Bool {
+        state.withLock { s in
+            !s.newDevices.isEmpty || !s.removals.isEmpty || !s.reports.isEmpty || !s.events.isEmpty
+                || !s.results.isEmpty || s.droppedEvents > 0
+        }
+    }
+
     /// Where a device's trait is in `s.devices` (device, endpoint and trait indices), found as
     /// ``locate(_:endpoint:in:)`` finds it. `hint` is where the device was when its handle was made: when the
     /// device is still there, comparing its id costs less than hashing it (a short id compares as two words).

@@ -54,6 +54,34 @@ struct DeviceStoreTests {
         #expect(try Self.drain(store).messages.isEmpty)
     }
 
+    @Test("hasPending: set by whatever queues (report, event, result, removal), cleared by the drain that takes it")
+    func pending() throws {
+        let (store, lamp) = Self.connectedLamp()
+        #expect(!store.hasPending)  // the opening announcements leave with the session's first write
+        try lamp.report(Matter.OnOffTrait.self) { $0.onOff = false }  // as announced: nothing to send
+        #expect(!store.hasPending)
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 7 }
+        try lamp.report(trait: TraitID(0x0006), [AttributeID(0): .bool(true)])
+        #expect(store.hasPending)
+        // The writer's first drain takes both reports; the second ring then finds nothing to wait for.
+        #expect(Self.reports(try Self.drain(store).messages).first?.traits.count == 2)
+        #expect(!store.hasPending)
+        var event = Hearth_V1_Event()
+        event.deviceID = "lamp-0"
+        store.emit(event)
+        #expect(store.hasPending)
+        _ = try Self.drain(store)
+        var result = Hearth_V1_CommandResult()
+        result.correlationID = 1
+        store.complete(result, session: 1)
+        #expect(store.hasPending)
+        _ = try Self.drain(store)
+        store.remove(["lamp-0"])
+        #expect(store.hasPending)
+        _ = try Self.drain(store)
+        #expect(!store.hasPending)
+    }
+
     @Test("a handle made before other devices were removed or added still reports to its own device")
     func staleHandleHint() throws {
         let store = DeviceStore(vendorSchemas: [])
