@@ -118,7 +118,11 @@ public final class LoadRun: Sendable {
             await hub.stop()
             throw LoadError("the hub did not start (no LISTENING line with a TCP address)")
         }
-        return Fleet(hub: hub, address: "127.0.0.1:\(port)")
+        // Clients reach the hub over loopback TCP, as a client on another machine would, unless
+        // `HEARTH_LOAD_CLIENTS_UNIX=1` sends them through the hub's Unix socket (a figure of its own, for apps
+        // on the hub's machine; the drivers always use the socket).
+        let unix = ProcessInfo.processInfo.environment["HEARTH_LOAD_CLIENTS_UNIX"] == "1"
+        return Fleet(hub: hub, address: unix ? "unix:\(socket.path)" : "127.0.0.1:\(port)")
     }
 
     /// Starts the drivers; returns the seconds until the hub has every device online.
