@@ -83,16 +83,24 @@ final class DeviceStore: Sendable {
     /// Where a device is kept now, if it is known.
     func slot(of id: String) -> Int? { state.withLock { $0.devices.index(forKey: id) } }
 
-    /// Whether command results wait: they go out without waiting for the batch window.
-    var hasResults: Bool { state.withLock { !$0.results.isEmpty } }
+    /// What waits to be sent, as the writer needs to know it.
+    enum Waiting: Equatable {
+        /// Nothing: a ring that woke the writer was answered by an earlier drain (a driver reporting two
+        /// traits rings twice, and the first drain takes both).
+        case nothing
+        /// Reports, events, announcements or removals: they may gather for the batch window.
+        case gathering
+        /// A command result among them: it goes out without waiting for the window.
+        case urgent
+    }
 
-    /// Whether anything waits to be sent. A writer woken by a ring that an earlier drain already answered
-    /// (a driver reporting two traits rings twice; the first drain takes both) finds nothing and goes back to
-    /// waiting, instead of sleeping out a batch window to write nothing.
-    var hasPending: Bool {
+    /// What waits to be sent now, in one look.
+    var waiting: Waiting {
         state.withLock { s in
-            !s.newDevices.isEmpty || !s.removals.isEmpty || !s.reports.isEmpty || !s.events.isEmpty
-                || !s.results.isEmpty || s.droppedEvents > 0
+            if !s.results.isEmpty { return .urgent }
+            let any = !s.newDevices.isEmpty || !s.removals.isEmpty || !s.reports.isEmpty || !s.events.isEmpty
+                || s.droppedEvents > 0
+            return any ? .gathering : .nothing
         }
     }
 

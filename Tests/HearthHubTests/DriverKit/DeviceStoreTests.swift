@@ -54,32 +54,34 @@ struct DeviceStoreTests {
         #expect(try Self.drain(store).messages.isEmpty)
     }
 
-    @Test("hasPending: set by whatever queues (report, event, result, removal), cleared by the drain that takes it")
+    @Test("waiting: gathering for a report, event or removal, urgent for a result, nothing after the drain that takes them")
     func pending() throws {
         let (store, lamp) = Self.connectedLamp()
-        #expect(!store.hasPending)  // the opening announcements leave with the session's first write
+        #expect(store.waiting == .nothing)  // the opening announcements leave with the session's first write
         try lamp.report(Matter.OnOffTrait.self) { $0.onOff = false }  // as announced: nothing to send
-        #expect(!store.hasPending)
+        #expect(store.waiting == .nothing)
         try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 7 }
         try lamp.report(trait: TraitID(0x0006), [AttributeID(0): .bool(true)])
-        #expect(store.hasPending)
+        #expect(store.waiting == .gathering)
         // The writer's first drain takes both reports; the second ring then finds nothing to wait for.
         #expect(Self.reports(try Self.drain(store).messages).first?.traits.count == 2)
-        #expect(!store.hasPending)
+        #expect(store.waiting == .nothing)
         var event = Hearth_V1_Event()
         event.deviceID = "lamp-0"
         store.emit(event)
-        #expect(store.hasPending)
+        #expect(store.waiting == .gathering)
         _ = try Self.drain(store)
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 9 }
+        #expect(store.waiting == .gathering)
         var result = Hearth_V1_CommandResult()
         result.correlationID = 1
-        store.complete(result, session: 1)
-        #expect(store.hasPending)
+        store.complete(result, session: 1)  // a result among reports: the whole batch goes at once
+        #expect(store.waiting == .urgent)
         _ = try Self.drain(store)
         store.remove(["lamp-0"])
-        #expect(store.hasPending)
+        #expect(store.waiting == .gathering)
         _ = try Self.drain(store)
-        #expect(!store.hasPending)
+        #expect(store.waiting == .nothing)
     }
 
     @Test("a handle made before other devices were removed or added still reports to its own device")
