@@ -52,6 +52,8 @@ extension LoadReport {
                 "commands: \(commands.sent) toggles at \(Self.number(commands.rate))/s, \(commands.succeeded) ok, "
                     + "round trip p50 \(Self.ms(commands.roundTrip.p50)) ms, p99 \(Self.ms(commands.roundTrip.p99)) ms, "
                     + "max \(Self.ms(commands.roundTrip.max)) ms"
+                    + (commands.fromCall.map { "; from the call p50 \(Self.ms($0.p50)) ms, p99 \(Self.ms($0.p99)) ms" } ?? "")
+                    + (commands.generatorLate.map { "; generator late p50 \(Self.ms($0.p50)) ms, p99 \(Self.ms($0.p99)) ms" } ?? "")
                     + (commands.errors.isEmpty ? "" : ", errors \(commands.errors.sorted { $0.key < $1.key })"))
         }
         out.append("")

@@ -72,7 +72,14 @@ public struct CommandReport: Codable, Sendable, Hashable {
     public var succeeded: Int
     /// Errors by `HomeError` code.
     public var errors: [String: Int]
+    /// From each call's due time to its answer: what a caller on schedule waits, the generator's own
+    /// lateness included.
     public var roundTrip: Percentiles
+    /// From the moment `toggle()` is called (in the call's task) to its answer: the round trip through
+    /// HearthSDK, the hub and HearthDriverKit alone.
+    public var fromCall: Percentiles?
+    /// How late the generator's thread woke for each due time (its `nanosleep`), before it started the task.
+    public var generatorLate: Percentiles?
 }
 
 /// A whole run.

@@ -123,11 +123,15 @@ extension LoadRun {
         }
         let calls = planned
         schedule.start = LoadProbe.now() + 1_000_000
-        await Self.startCalls(on: schedule) { k, due in
+        await Self.startCalls(on: schedule) { k, due, woke in
             do {
+                let called = LoadProbe.now()
                 try await calls[k].get().toggle()
+                let answered = LoadProbe.now()
                 results.state.withLock {
-                    _ = $0.rtt.record((LoadProbe.now() - due) / 1000)
+                    _ = $0.rtt.record((answered - due) / 1000)
+                    _ = $0.fromCall.record((answered - called) / 1000)
+                    _ = $0.late.record((woke - min(woke, due)) / 1000)
                     $0.ok += 1
                 }
             } catch {
@@ -136,16 +140,18 @@ extension LoadRun {
         }
         return results.state.withLock {
             CommandReport(
-                rate: plan.commandRate, sent: schedule.total, succeeded: $0.ok, errors: $0.errors, roundTrip: Percentiles($0.rtt))
+                rate: plan.commandRate, sent: schedule.total, succeeded: $0.ok, errors: $0.errors, roundTrip: Percentiles($0.rtt),
+                fromCall: Percentiles($0.fromCall), generatorLate: Percentiles($0.late))
         }
     }
 
-    /// Starts `call(k, due)` as a task at each due time of `schedule`, from a thread of its own that sleeps
+    /// Starts `call(k, due, woke)` as a task at each due time of `schedule` (`woke`: when the thread woke for
+    /// it), from a thread of its own that sleeps
     /// with `nanosleep` (its timer slack set to 1 ns where `/proc` allows); returns once every call has
     /// returned. A `Task.sleep` per call went through libdispatch's timer thread and woke about 0.3 ms late,
     /// which counted in every round trip measured from the due time.
     static func startCalls(
-        on schedule: OpenLoopSchedule, _ call: @escaping @Sendable (Int, UInt64) async -> Void
+        on schedule: OpenLoopSchedule, _ call: @escaping @Sendable (Int, UInt64, UInt64) async -> Void
     ) async {
         let running = DispatchGroup()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -163,9 +169,10 @@ extension LoadRun {
                         var time = timespec(tv_sec: Int((due - now) / 1_000_000_000), tv_nsec: Int((due - now) % 1_000_000_000))
                         nanosleep(&time, nil)
                     }
+                    let woke = LoadProbe.now()
                     running.enter()
                     Task {
-                        await call(k, due)
+                        await call(k, due, woke)
                         running.leave()
                     }
                 }
@@ -189,5 +196,6 @@ extension LoadClient {
 
 /// The command phase's tally, shared by its calls.
 final class CommandResults: Sendable {
-    let state = Mutex<(rtt: Histogram<UInt64>, ok: Int, errors: [String: Int])>((.delays(), 0, [:]))
+    let state = Mutex<(rtt: Histogram<UInt64>, fromCall: Histogram<UInt64>, late: Histogram<UInt64>, ok: Int, errors: [String: Int])>(
+        (.delays(), .delays(), .delays(), 0, [:]))
 }
