@@ -141,15 +141,19 @@ extension Driver {
                 "driver.connected",
                 metadata: ["driver.id": "\(welcome.driverID)", "hub.epoch": "\(welcome.epoch)"])
         case .command(let command):
-            inFlight.start(command.correlationID, on: handlerExecutor) {
-                let result = await self.execute(command, on: handlerExecutor)
-                self.store.complete(result, session: session)
-            }
+            let limit = handlerLimit(command.timeoutMs)
+            inFlight.start(
+                command.correlationID, limit: limit, on: handlerExecutor,
+                late: { self.lateResult(command.correlationID, limit: limit, "command \(command.traitID)/\(command.commandID)") },
+                answer: { self.store.complete($0, session: session) }
+            ) { await self.execute(command, limit: limit) }
         case .write(let write):
-            inFlight.start(write.correlationID, on: handlerExecutor) {
-                let result = await self.execute(write, on: handlerExecutor)
-                self.store.complete(result, session: session)
-            }
+            let limit = handlerLimit(write.timeoutMs)
+            inFlight.start(
+                write.correlationID, limit: limit, on: handlerExecutor,
+                late: { self.lateResult(write.correlationID, limit: limit, "write \(write.traitID)") },
+                answer: { self.store.complete($0, session: session) }
+            ) { await self.execute(write, limit: limit) }
         case .rejection(let rejection):
             logger.warning(
                 "driver.rejected",
@@ -167,24 +171,6 @@ extension Driver {
         case nil:
             break
         }
-    }
-}
-
-/// Handler tasks running for one session, cancelled when it ends.
-final class InFlight: Sendable {
-    private let tasks = Mutex<[UInt64: Task<Void, Never>]>([:])
-
-    func start(_ id: UInt64, on executor: (any TaskExecutor)?, _ body: @escaping @Sendable () async -> Void) {
-        tasks.withLock { tasks in
-            tasks[id] = Task(executorPreference: executor) {
-                await body()
-                self.tasks.withLock { _ = $0.removeValue(forKey: id) }
-            }
-        }
-    }
-
-    func cancelAll() {
-        for task in tasks.withLock({ tasks in defer { tasks = [:] }; return Array(tasks.values) }) { task.cancel() }
     }
 }
 
