@@ -45,20 +45,28 @@ public struct RequestStream<Message>: AsyncSequence, Sendable {
         }
 
         private func decode(_ inbound: InboundMessage) throws -> ReceivedMessage<Message> {
-            // Decompressed here, as the reader takes it, never while it waits (see InboundMessage).
-            let bytes = try inbound.payload(limit: bridge.limits.maxReceiveMessageSize)
-            do {
-                return ReceivedMessage(message: try codec.deserialize(bytes), compressed: inbound.compressed)
-            } catch let error as RPCError {
-                throw error
-            } catch {
-                throw RPCError(code: .internal, message: "could not decode message: \(error)")
-            }
+            try inbound.decoded(with: codec, limit: bridge.limits.maxReceiveMessageSize)
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(bridge: bridge, codec: codec)
+    }
+}
+
+extension InboundMessage {
+    /// The message decompressed (under `limit`) and decoded: on the reader's thread, as it takes it, never
+    /// on the I/O thread while it waits.
+    /// - Throws: ``RPCError`` when it cannot be decompressed or decoded.
+    func decoded<Message>(with codec: MessageCodec<Message>, limit: Int) throws -> ReceivedMessage<Message> {
+        let bytes = try payload(limit: limit)
+        do {
+            return ReceivedMessage(message: try codec.deserialize(bytes), compressed: compressed)
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw RPCError(code: .internal, message: "could not decode message: \(error)")
+        }
     }
 }
 

@@ -14,6 +14,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, NGHTTP2SessionDelega
         let bridge: StreamBridge
         let head: ResponseHead
         var deadlineTimer: Scheduled<Void>?
+        /// Called once when the call ends, after its bridge and head learned how (``startUnary``).
+        var onFinish: ((Status, Metadata) -> Void)?
 
         init(machine: ClientStreamStateMachine, bridge: StreamBridge, head: ResponseHead) {
             self.machine = machine
@@ -213,6 +215,10 @@ extension ClientConnectionHandler {
             stream.bridge.failOutbound(error ?? RPCError(code: .cancelled, message: "call finished"))
         }
         stream.head.setEnd(status, trailers: trailers)
+        if let onFinish = stream.onFinish {
+            stream.onFinish = nil
+            onFinish(status, trailers)
+        }
     }
 
     func handle(_ request: StreamBridge.LoopRequest, streamID: Int32) {

@@ -65,4 +65,7 @@ final class ResponseHead: Sendable {
     }
 
     var isFinished: Bool { state.withLock { $0.end != nil } }
+
+    /// The initial metadata if it arrived (an error in its place counts as none).
+    var initialIfKnown: Metadata? { state.withLock { try? $0.initial?.get() } }
 }

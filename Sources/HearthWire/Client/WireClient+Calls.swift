@@ -61,12 +61,31 @@ extension WireClient {
     }
 
     /// A unary call that also returns the response's metadata.
+    ///
+    /// The caller's thread hands the call to the connection's event loop once and is resumed once, when the
+    /// call has ended; it then decodes the answer itself. (A call built on ``withCall(_:options:_:)`` waits
+    /// for its stream to start, then again for each part of the answer.)
     public func unaryWithMetadata<Request, Response: Sendable>(
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions()
     ) async throws -> UnaryResponse<Response> {
-        try await withCall(method, options: options, request: request) { call in
-            try await Self.singleResponse(call)
+        let preloaded = try PreloadedRequest(request, codec: method.requestCodec, encoding: options.compression)
+        let connection = try await connection()
+        let loop = connection.channel.eventLoop
+        let handler = connection.handler
+        let ticket = UnaryTicket()
+        let answer = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UnaryAnswer, any Error>) in
+                loop.execute {
+                    handler.value.startUnary(
+                        path: method.path, options: options, request: preloaded, ticket: ticket, continuation)
+                }
+            }
+        } onCancel: {
+            loop.execute { handler.value.cancelUnary(ticket) }
         }
+        let message = try answer.message.decoded(with: method.responseCodec, limit: answer.receiveLimit)
+        return UnaryResponse(
+            message: message.message, initialMetadata: answer.initialMetadata, trailingMetadata: answer.trailingMetadata)
     }
 
     /// A server-streaming call: one request, then the body reads the responses.

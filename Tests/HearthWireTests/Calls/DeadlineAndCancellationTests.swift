@@ -55,6 +55,49 @@ struct DeadlineAndCancellationTests {
         }
     }
 
+    @Test("a unary call from a task already cancelled fails CANCELLED and starts no handler; the connection goes on")
+    func cancelledBeforeStart() async throws {
+        let probe = ProbeService()
+        try await withWireServer(services: [EchoService(), probe]) { _, client in
+            // Connected first, so that the call's only wait is its hand-over to the event loop.
+            _ = try await client.unary(Echo.get, request: .with { $0.text = "warm" })
+            let call = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.unary(ProbeService.hang, request: .init())
+            }
+            let result = await call.result
+            if case .failure(let error as RPCError) = result {
+                #expect(error.code == .cancelled)
+            } else {
+                Issue.record("expected CANCELLED, got \(result)")
+            }
+            let reply = try await client.unary(Echo.get, request: .with { $0.text = "after" })
+            #expect(reply.text == "after")
+            #expect(!probe.recorded.contains("started"))
+        }
+    }
+
+    @Test("a unary answer of no message or of two is INTERNAL; the connection goes on")
+    func unaryAnswerCount() async throws {
+        // The server streams `count` messages on Expand; read as a unary call, only one is an answer.
+        let asUnary = MethodDescriptor<Hearth_Echo_V1_ExpandRequest, Hearth_Echo_V1_EchoResponse>(
+            service: Echo.service, method: "Expand", kind: .unary)
+        try await withWireServer(services: [EchoService()]) { _, client in
+            for (count, message) in [(0, "the server sent no response message"), (2, "the server sent more than one response message")] {
+                let error = await #expect(throws: RPCError.self) {
+                    _ = try await client.unary(asUnary, request: .with { $0.count = UInt32(count) })
+                }
+                #expect(error?.code == .internal)
+                #expect(error?.message == message)
+            }
+            let one = try await client.unary(asUnary, request: .with {
+                $0.count = 1
+                $0.text = "one"
+            })
+            #expect(one.text == "one")
+        }
+    }
+
     @Test("leaving a server stream early cancels the handler")
     func abandonStream() async throws {
         let probe = ProbeService()
