@@ -1,4 +1,3 @@
-import Foundation
 public import SwiftProtobuf
 public import NIOCore
 
@@ -14,21 +13,16 @@ extension MessageCodec where Message: SwiftProtobuf.Message {
         MessageCodec(
             serialize: { message in try message.serializedBytes() },
             deserialize: { buffer in
-                try buffer.withUnsafeReadableBytes { raw in
-                    guard let base = raw.baseAddress, raw.count > 0 else { return Message() }
-                    // The Data borrows the buffer's bytes only for the call.
-                    let data = Data(
-                        bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count,
-                        deallocator: .none)
-                    var options = BinaryDecodingOptions()
-                    options.messageDepthLimit = protobufDepthLimit
-                    do {
-                        return try Message(serializedBytes: data, options: options)
-                    } catch BinaryDecodingError.messageDepthLimit {
-                        throw RPCError(
-                            code: .invalidArgument,
-                            message: "message nests more than the limit of \(protobufDepthLimit) messages")
-                    }
+                var options = BinaryDecodingOptions()
+                options.messageDepthLimit = protobufDepthLimit
+                do {
+                    // Read from the buffer's own bytes: a `Data` around them cost an allocation and a
+                    // bridged `withUnsafeBytes`, about 3 µs of every small message's 8.
+                    return try Message(serializedBytes: ProtobufBytes(buffer), options: options)
+                } catch BinaryDecodingError.messageDepthLimit {
+                    throw RPCError(
+                        code: .invalidArgument,
+                        message: "message nests more than the limit of \(protobufDepthLimit) messages")
                 }
             }
         )
@@ -41,5 +35,21 @@ extension MethodDescriptor where Request: SwiftProtobuf.Message, Response: Swift
         self.init(
             service: service, method: method, kind: kind,
             requestCodec: .protobuf, responseCodec: .protobuf)
+    }
+}
+
+/// A `ByteBuffer`'s readable bytes as swift-protobuf reads and writes them.
+struct ProtobufBytes: SwiftProtobufContiguousBytes {
+    var buffer: ByteBuffer
+
+    init(_ buffer: ByteBuffer) { self.buffer = buffer }
+    init(repeating: UInt8, count: Int) { buffer = ByteBuffer(repeating: repeating, count: count) }
+    init<S: Sequence>(_ sequence: S) where S.Element == UInt8 { buffer = ByteBuffer(bytes: sequence) }
+    var count: Int { buffer.readableBytes }
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeReadableBytes(body)
+    }
+    mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeMutableReadableBytes(body)
     }
 }
