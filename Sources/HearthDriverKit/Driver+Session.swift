@@ -141,19 +141,11 @@ extension Driver {
                 "driver.connected",
                 metadata: ["driver.id": "\(welcome.driverID)", "hub.epoch": "\(welcome.epoch)"])
         case .command(let command):
-            let limit = handlerLimit(command.timeoutMs)
-            inFlight.start(
-                command.correlationID, limit: limit, on: handlerExecutor,
-                late: { self.lateResult(command.correlationID, limit: limit, "command \(command.traitID)/\(command.commandID)") },
-                answer: { self.store.complete($0, session: session) }
-            ) { await self.execute(command, limit: limit) }
+            run(command.correlationID, timeoutMs: command.timeoutMs, "command \(command.traitID)/\(command.commandID)",
+                session: session, inFlight: inFlight, on: handlerExecutor) { await self.execute(command, limit: $0) }
         case .write(let write):
-            let limit = handlerLimit(write.timeoutMs)
-            inFlight.start(
-                write.correlationID, limit: limit, on: handlerExecutor,
-                late: { self.lateResult(write.correlationID, limit: limit, "write \(write.traitID)") },
-                answer: { self.store.complete($0, session: session) }
-            ) { await self.execute(write, limit: limit) }
+            run(write.correlationID, timeoutMs: write.timeoutMs, "write \(write.traitID)",
+                session: session, inFlight: inFlight, on: handlerExecutor) { await self.execute(write, limit: $0) }
         case .rejection(let rejection):
             logger.warning(
                 "driver.rejected",
@@ -171,6 +163,24 @@ extension Driver {
         case nil:
             break
         }
+    }
+}
+
+extension Driver {
+    /// Runs a command's or write's handler in a task of its own within its time limit (the caller's
+    /// `timeoutMs`, else the default), and queues its result, or a deadline result at the limit, for
+    /// `session`. `what` names it in the log, and is built only for a late answer.
+    fileprivate func run(
+        _ correlation: UInt64, timeoutMs: UInt32, _ what: @autoclosure @escaping @Sendable () -> String, session: Int,
+        inFlight: InFlight, on executor: (any TaskExecutor)?,
+        _ execute: @escaping @Sendable (Duration) async -> Hearth_V1_CommandResult
+    ) {
+        let limit = handlerLimit(timeoutMs)
+        inFlight.start(
+            correlation, limit: limit, on: executor,
+            late: { self.lateResult(correlation, limit: limit, what()) },
+            answer: { self.store.complete($0, session: session) }
+        ) { await execute(limit) }
     }
 }
 
