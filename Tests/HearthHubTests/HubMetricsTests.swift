@@ -56,8 +56,10 @@ struct HubMetricsTests {
                     // The rename and the announcement were published and committed.
                     #expect((Self.sample(page, "hearth_changes_total") ?? 0) >= 2)
                     #expect((Self.sample(page, "hearth_commit_duration_seconds_count") ?? 0) >= 2)
-                    #expect(Self.sample(page, "hearth_commands_total", labels: #"code="OK""#) == 1)
-                    #expect(Self.sample(page, "hearth_commands_total", labels: #"code="NOT_FOUND""#) == 1)
+                    #expect(Self.sample(page, "hearth_commands_total", labels: #"kind="command",code="OK""#) == 1)
+                    #expect(Self.sample(page, "hearth_commands_total", labels: #"kind="command",code="NOT_FOUND""#) == 1)
+                    // The OK series of each kind is there from the start (made once, not per call).
+                    #expect(Self.sample(page, "hearth_commands_total", labels: #"kind="write",code="OK""#) == 0)
                     #expect(Self.sample(page, "hearth_command_duration_seconds_count", labels: #"kind="command""#) == 2)
                     // Every bucket line prints even when empty: the count shows a watch read was recorded.
                     #expect(page.contains("hearth_watch_backlog_revisions_bucket"))
