@@ -1,5 +1,5 @@
 public import SwiftProtobuf
-public import NIOCore
+internal import NIOCore
 
 /// Nested messages a peer's message may hold. Decoding recurses once per level, so this bounds the stack
 /// a message can take; Hearth's deepest real messages (a `Value` list of structs inside a report) use
