@@ -36,8 +36,9 @@ public final class HubMetrics: Sendable {
     let wirePartialBytes: Gauge
     let wireQueuedBytes: Gauge
     let wireRefusals: [(label: String, gauge: Gauge)]
-    /// ``recordCall(kind:code:duration:)``'s counter and histogram for an OK command or write, by kind.
-    private let okCalls: [String: (count: Counter, duration: DurationHistogram)]
+    /// ``recordCall(kind:code:duration:)``'s instruments by kind (`command`, `write`): the OK counter and
+    /// the duration histogram, made once.
+    private let calls: [String: (ok: Counter, duration: DurationHistogram)]
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -66,7 +67,7 @@ public final class HubMetrics: Sendable {
             descriptor: Self.name("wire_partial_message", "bytes", "Bytes of incomplete incoming messages held."))
         wireQueuedBytes = registry.makeGauge(
             descriptor: Self.name("wire_queued_outbound", "bytes", "Bytes queued for peers, not yet sent."))
-        okCalls = Dictionary(
+        calls = Dictionary(
             uniqueKeysWithValues: ["command", "write"].map { kind in
                 (kind, (Self.callCounter(registry, kind: kind, code: "OK"), Self.callDuration(registry, kind: kind)))
             })
@@ -131,15 +132,12 @@ public final class HubMetrics: Sendable {
     ///   - kind: `command` or `write`.
     ///   - code: the gRPC status name of the outcome (`ok`, `deadline_exceeded`, …).
     func recordCall(kind: String, code: String, duration: Duration) {
-        // The common outcome is counted on instruments made once: the registry's lookup by name and labels
-        // cost about 6 µs a command, on the way to the caller's answer.
-        if code == "OK", let instruments = okCalls[kind] {
-            instruments.count.increment()
-            instruments.duration.record(duration)
-            return
-        }
-        Self.callCounter(registry, kind: kind, code: code).increment()
-        Self.callDuration(registry, kind: kind).record(duration)
+        // Instruments made once: the registry's lookup by name and labels cost about 6 µs a command, on the
+        // way to the caller's answer. A failure's counter (one per code, and rare) is still looked up.
+        let made = calls[kind]
+        let counter = code == "OK" ? made?.ok : nil
+        (counter ?? Self.callCounter(registry, kind: kind, code: code)).increment()
+        (made?.duration ?? Self.callDuration(registry, kind: kind)).record(duration)
     }
 
     private static func callCounter(_ registry: PrometheusCollectorRegistry, kind: String, code: String) -> Counter {
