@@ -6,8 +6,6 @@ struct UnaryAnswer: Sendable {
     var message: InboundMessage
     var initialMetadata: Metadata
     var trailingMetadata: Metadata
-    /// The receive limit the message is decompressed under.
-    var receiveLimit: Int
 }
 
 /// Links a unary call's task to its stream on the event loop, so that cancelling the task can end the
@@ -60,23 +58,24 @@ extension ClientConnectionHandler {
             return
         }
         streams[streamID]?.onFinish = { status, trailers in
-            if let error = RPCError(status: status, metadata: trailers) {
-                continuation.resume(throwing: error)
-            } else if let message = bridge.nextInboundIfArrived() {
-                if bridge.nextInboundIfArrived() != nil {
-                    continuation.resume(
-                        throwing: RPCError(code: .internal, message: "the server sent more than one response message"))
-                } else {
-                    continuation.resume(
-                        returning: UnaryAnswer(
-                            message: message, initialMetadata: head.initialIfKnown ?? [:], trailingMetadata: trailers,
-                            receiveLimit: bridge.limits.maxReceiveMessageSize))
-                }
-            } else {
-                continuation.resume(throwing: RPCError(code: .internal, message: "the server sent no response message"))
-            }
+            continuation.resume(with: Self.answer(status, trailers, bridge: bridge, head: head).mapError { $0 })
         }
         if !ticket.started(streamID) { cancel(streamID: streamID, status: Self.cancelledByClient) }
+    }
+
+    /// A unary call's outcome once its stream has ended: its one message, or its error.
+    private static func answer(_ status: Status, _ trailers: Metadata, bridge: StreamBridge, head: ResponseHead)
+        -> Result<UnaryAnswer, RPCError>
+    {
+        if let error = RPCError(status: status, metadata: trailers) { return .failure(error) }
+        guard let message = bridge.nextInboundIfArrived() else {
+            return .failure(RPCError(code: .internal, message: "the server sent no response message"))
+        }
+        guard bridge.nextInboundIfArrived() == nil else {
+            return .failure(RPCError(code: .internal, message: "the server sent more than one response message"))
+        }
+        return .success(
+            UnaryAnswer(message: message, initialMetadata: head.initialIfKnown ?? [:], trailingMetadata: trailers))
     }
 
     /// Ends a unary call its task gave up on (if its stream has started; else it will not start).

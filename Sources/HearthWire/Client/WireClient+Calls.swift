@@ -83,7 +83,8 @@ extension WireClient {
         } onCancel: {
             loop.execute { handler.value.cancelUnary(ticket) }
         }
-        let message = try answer.message.decoded(with: method.responseCodec, limit: answer.receiveLimit)
+        let message = try answer.message.decoded(
+            with: method.responseCodec, limit: configuration.connection.limits.maxReceiveMessageSize)
         return UnaryResponse(
             message: message.message, initialMetadata: answer.initialMetadata, trailingMetadata: answer.trailingMetadata)
     }
