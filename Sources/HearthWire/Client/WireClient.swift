@@ -211,11 +211,19 @@ public final class WireClient: Sendable {
         future.whenComplete { result in
             switch result {
             case .success(let channel):
+                // The connection may already be gone (the server closed it, or sent GOAWAY, as it opened): then
+                // its handler has left the pipeline or is no longer usable, and the call fails like a refusal.
+                // This runs on the channel's loop, so a close after this check reaches `connectionUnusable`.
+                let handler = try? channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self)
+                guard let handler, handler.usable else {
+                    channel.close(promise: nil)
+                    let why = handler?.closedMessage ?? "connection closed"
+                    self.connected(
+                        .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(why)")))
+                    return
+                }
                 let connection = Connection(
-                    channel: channel,
-                    handler: NIOLoopBound(
-                        try! channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
-                        eventLoop: channel.eventLoop),
+                    channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop),
                     id: ObjectIdentifier(channel))
                 self.connected(.success(connection))
             case .failure(let error as RPCError):
