@@ -264,6 +264,7 @@ export const messages = {
     [2, "epoch", "string", 0, null, null],
     [3, "filter", "message", 0, "hearth.v1.WatchFilter", null],
     [4, "progressIntervalMs", "uint32", 0, null, null],
+    [5, "updateIntervalMs", "uint32", 0, null, null],
   ],
   "hearth.v1.WatchResponse": [
     [1, "changes", "message", 1, "hearth.v1.Change", null],

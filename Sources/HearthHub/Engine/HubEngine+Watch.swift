@@ -121,6 +121,11 @@ extension HubEngine {
         _ request: Hearth_V1_WatchRequest, as user: UserAccess, configuration: WatchStream.Configuration,
         send: @escaping @Sendable ([UInt8]) async throws -> Void
     ) async throws {
+        guard request.updateIntervalMs <= Self.maxUpdateIntervalMs else {
+            throw HubError(
+                .invalidArgument,
+                "update_interval_ms is at most \(Self.maxUpdateIntervalMs) (got \(request.updateIntervalMs))")
+        }
         let start = await startWatch(from: request.fromRevision, epoch: request.epoch)
         let stream = WatchStream(
             log: changeLog, filter: WatchFilter(request.filter, access: user), epoch: epoch,
@@ -130,6 +135,11 @@ extension HubEngine {
         defer { metrics.watchClosed() }
         let interval: Duration? =
             request.progressIntervalMs > 0 ? .milliseconds(max(Int(request.progressIntervalMs), 50)) : nil
-        try await stream.run(start: start, progressInterval: interval)
+        try await stream.run(
+            start: start, progressInterval: interval, updateInterval: .milliseconds(Int(request.updateIntervalMs)))
     }
+
+    /// The longest `update_interval_ms` a watch may ask for: a second, past which a wrong unit is likelier
+    /// than a wish (and the change log would hold that long a backlog per watcher).
+    static let maxUpdateIntervalMs: UInt32 = 1000
 }

@@ -38,7 +38,9 @@ struct HomeServiceHandler: WireService {
         }
         router.registerServerStreaming(HomeMethods.watchPreEncoded) { request, writer, context in
             let user = try user(context)
-            try await engine.watch(request, as: user, configuration: watchConfiguration) { try await writer.write($0) }
+            try await mapped {
+                try await engine.watch(request, as: user, configuration: watchConfiguration) { try await writer.write($0) }
+            }
         }
         router.registerUnary(HomeMethods.createStructure) { request, context in
             try await mapped { try await engine.createStructure(name: request.name, by: try user(context)).proto }

@@ -29,7 +29,9 @@ struct WatchStream {
     let snapshotCache: SnapshotCache
 
     /// Runs until the client goes away (cancellation) or a relist is needed.
-    func run(start: WatchStart, progressInterval: Duration?) async throws {
+    /// - Parameter updateInterval: the least time between two responses that carry changes (the request's
+    ///   `update_interval_ms`); zero sends each change as soon as it is read.
+    func run(start: WatchStart, progressInterval: Duration?, updateInterval: Duration = .zero) async throws {
         if case .relist(let relist) = start {
             var response = Hearth_V1_WatchResponse()
             response.relist = relist
@@ -46,12 +48,12 @@ struct WatchStream {
             group.addTask {
                 while (try? await Task.sleep(for: idle / 4)) != nil { doorbell.ring.yield() }
             }
-            try await pump(start: start, idle: idle, rings: doorbell.rings)
+            try await pump(start: start, idle: idle, interval: updateInterval, rings: doorbell.rings)
             group.cancelAll()
         }
     }
 
-    private func pump(start: WatchStart, idle: Duration, rings: AsyncStream<Void>) async throws {
+    private func pump(start: WatchStart, idle: Duration, interval: Duration, rings: AsyncStream<Void>) async throws {
         var rings = rings.makeAsyncIterator()
         var cursor: UInt64
         switch start {
@@ -86,6 +88,10 @@ struct WatchStream {
                     lastSent = .now
                 }
                 guard await rings.next() != nil else { return }  // nil: the call was cancelled
+            case .entries where interval > .zero && ContinuousClock.now < lastSent + interval:
+                // Too soon after the last response: wait out the interval (cancellation ends the stream),
+                // then read again, gathering what came meanwhile into one response.
+                try await Task.sleep(until: lastSent + interval, clock: .continuous)
             case .entries(let entries, let through, let coalesce):
                 metrics.recordWatchRead(backlog: log.published &- cursor, coalesced: coalesce)
                 if try await deliver(coalesce ? Self.coalesced(entries) : entries, through: through) {

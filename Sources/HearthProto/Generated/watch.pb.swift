@@ -49,6 +49,16 @@ public nonisolated struct Hearth_V1_WatchRequest: Sendable {
   /// mark (a response with only `revision`). 0: the hub's default (5 s).
   public var progressIntervalMs: UInt32 = 0
 
+  /// The least time between two responses that carry changes. 0 (the
+  /// default): each change leaves as soon as it is committed. Otherwise a
+  /// change that comes sooner than this after the previous response waits,
+  /// gathered with those that follow, until the interval has passed: fewer,
+  /// larger responses for a client that needs no sub-millisecond freshness
+  /// (a dashboard, a view of the whole home), at a fraction of the cost per
+  /// change for the hub, the connection and the client. The snapshot is not
+  /// delayed. At most 1000; more is refused with INVALID_ARGUMENT.
+  public var updateIntervalMs: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -332,7 +342,7 @@ fileprivate nonisolated let _protobuf_package = "hearth.v1"
 
 nonisolated extension Hearth_V1_WatchRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_revision\0\u{1}epoch\0\u{1}filter\0\u{3}progress_interval_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_revision\0\u{1}epoch\0\u{1}filter\0\u{3}progress_interval_ms\0\u{3}update_interval_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -344,6 +354,7 @@ nonisolated extension Hearth_V1_WatchRequest: SwiftProtobuf.Message, SwiftProtob
       case 2: try { try decoder.decodeSingularStringField(value: &self.epoch) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._filter) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.progressIntervalMs) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.updateIntervalMs) }()
       default: break
       }
     }
@@ -366,6 +377,9 @@ nonisolated extension Hearth_V1_WatchRequest: SwiftProtobuf.Message, SwiftProtob
     if self.progressIntervalMs != 0 {
       try visitor.visitSingularUInt32Field(value: self.progressIntervalMs, fieldNumber: 4)
     }
+    if self.updateIntervalMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.updateIntervalMs, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -374,6 +388,7 @@ nonisolated extension Hearth_V1_WatchRequest: SwiftProtobuf.Message, SwiftProtob
     if lhs.epoch != rhs.epoch {return false}
     if lhs._filter != rhs._filter {return false}
     if lhs.progressIntervalMs != rhs.progressIntervalMs {return false}
+    if lhs.updateIntervalMs != rhs.updateIntervalMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
