@@ -46,8 +46,12 @@ public final class LoadClient: Sendable {
     let lastSet = Mutex(BatchDiff())
 
     /// Connects, waits for the first `list()`, and subscribes.
-    /// - Parameter pick: how many devices a `devices` or `types` client watches (chosen evenly).
-    public init(name: String, kind: ClientKind, address: String, token: String, pick: Int) async throws {
+    /// - Parameters:
+    ///   - pick: how many devices a `devices` or `types` client watches (chosen evenly).
+    ///   - updateInterval: the `Home`'s ``Home/Configuration/updateInterval`` (a `watch` client has none).
+    public init(
+        name: String, kind: ClientKind, address: String, token: String, pick: Int, updateInterval: Duration = .zero
+    ) async throws {
         self.name = name
         self.kind = kind
         if kind == .watch {
@@ -61,6 +65,7 @@ public final class LoadClient: Sendable {
         lean = nil
         var configuration = Home.Configuration()
         configuration.syncTimeout = .seconds(600)
+        configuration.updateInterval = updateInterval
         let start = LoadProbe.now()
         let home = try Home.connect(to: address, token: token, configuration: configuration)
         self.home = home

@@ -37,6 +37,9 @@ public struct LoadPlan: Codable, Sendable, Hashable {
     public var joinConcurrency = 4
     /// Whether a separate client process measures one `list()` and the cache's memory per device.
     public var measureClientFootprint = true
+    /// The `Home.Configuration.updateInterval` of the HearthSDK clients, in milliseconds (0: every change at
+    /// once, the SDK's default).
+    public var updateIntervalMs = 0
 
     /// The presets by name.
     public static let presets: [String: LoadPlan] = [

@@ -6,7 +6,8 @@ extension LoadReport {
         var out: [String] = []
         out.append(
             "hearth-load \(plan.name): \(plan.devices) devices, \(plan.drivers) drivers, "
-                + "\(plan.clientList.count) clients, \(cores) cores")
+                + "\(plan.clientList.count) clients, \(cores) cores"
+                + (plan.updateIntervalMs > 0 ? ", clients' update interval \(plan.updateIntervalMs) ms" : ""))
         out.append(
             String(format: "hub start %.2f s · all devices online %.2f s · first list() median %.2f s, max %.2f s",
                 hubStartSeconds, registerSeconds, Self.median(Array(firstListSeconds.values)),

@@ -197,7 +197,9 @@ public final class LoadRun: Sendable {
             for (offset, join) in joins.enumerated() {
                 if offset >= plan.joinConcurrency, let client = try await group.next() { joined.append(client) }
                 group.addTask {
-                    try await LoadClient(name: join.name, kind: join.kind, address: address, token: Self.clientToken, pick: pick)
+                    try await LoadClient(
+                        name: join.name, kind: join.kind, address: address, token: Self.clientToken, pick: pick,
+                        updateInterval: .milliseconds(plan.updateIntervalMs))
                 }
             }
             for try await client in group { joined.append(client) }

@@ -38,6 +38,14 @@ extension Home {
     /// this many, so that a subscriber never waits behind a long run of them.
     static let responsesPerUpdate = 64
 
+    /// An ``Configuration/updateInterval`` in whole milliseconds, rounded up (a non-zero interval stays
+    /// non-zero); the range was checked by `connect`.
+    static func milliseconds(_ interval: Duration) -> UInt32 {
+        let (seconds, attoseconds) = interval.components
+        let partial = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return UInt32(clamping: seconds * 1000 + partial)
+    }
+
     /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps
     /// it in at the synced mark, with the differences to the old one as the update; otherwise it resumes
     /// and applies each response, with those that arrived meanwhile, as one update.
@@ -45,6 +53,7 @@ extension Home {
         let current = store.snapshot
         let resuming = current.synced && !fromScratch
         var request = Hearth_V1_WatchRequest()
+        request.updateIntervalMs = Self.milliseconds(configuration.updateInterval)
         if resuming {
             request.fromRevision = current.revision
             request.epoch = current.epoch

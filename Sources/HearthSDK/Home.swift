@@ -36,6 +36,22 @@ public final class Home: Sendable {
         /// let home = try Home.connect(to: "hub.local:7070", token: token, configuration: configuration)
         /// ```
         public var tls: WireClient.TLS?
+        /// The least time between two updates the hub sends this home. Default zero: each change is sent, and
+        /// applied, as soon as the hub has committed it.
+        ///
+        /// A program that needs no sub-millisecond freshness (a dashboard, a ``Query/batched()`` view of the
+        /// whole home) can set a few milliseconds: a change that comes sooner than this after the previous
+        /// update then waits on the hub, gathered with those that follow, and arrives with them in one
+        /// update. That costs the hub, the connection and this library much less per change when many
+        /// changes come. The first snapshot is not delayed. At most one second
+        /// (``Home/connect(to:token:configuration:)`` refuses more).
+        ///
+        /// ```swift
+        /// var configuration = Home.Configuration()
+        /// configuration.updateInterval = .milliseconds(5)
+        /// let home = try Home.connect(to: "127.0.0.1:7070", token: token, configuration: configuration)
+        /// ```
+        public var updateInterval: Duration = .zero
 
         public init() {}
     }
@@ -62,12 +78,17 @@ public final class Home: Sendable {
     /// - Parameters:
     ///   - address: `host:port`, `[v6]:port`, or `unix:/path/to/hub.sock`.
     ///   - token: a client token from the hub's config.
-    /// - Throws: ``HomeError`` `invalidArgument` for a malformed address.
+    /// - Throws: ``HomeError`` `invalidArgument` for a malformed address or an ``Configuration/updateInterval``
+    ///   out of range.
     public static func connect(to address: String, token: String, configuration: Configuration = Configuration())
         throws(HomeError) -> Home
     {
         guard let target = WireClient.Target(address: address) else {
             throw HomeError(.invalidArgument, "the hub address must be host:port or unix:/path, got '\(address)'")
+        }
+        guard configuration.updateInterval >= .zero, configuration.updateInterval <= .seconds(1) else {
+            throw HomeError(
+                .invalidArgument, "updateInterval must be between zero and one second, got \(configuration.updateInterval)")
         }
         let home = Home(target: target, token: token, configuration: configuration)
         // The watch runs for the home's life; close() ends it.

@@ -36,6 +36,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "OnOff toggles per second in the command phase, spread over the clients (overrides the preset).")
     var commandRate: Double?
     @Option(help: "Seconds of the command phase (overrides the preset).") var commandSeconds: Double?
+    @Option(help: "The HearthSDK clients' Home.Configuration.updateInterval in ms (0-1000; default 0: each change at once).")
+    var updateIntervalMs: Int?
 
     func run() async throws {
         guard var plan = LoadPlan.presets[preset] else {
@@ -63,6 +65,10 @@ struct Run: AsyncParsableCommand {
         if let commandSeconds {
             guard commandSeconds > 0 else { throw ValidationError("--command-seconds must be positive") }
             plan.commandSeconds = commandSeconds
+        }
+        if let updateIntervalMs {
+            guard (0...1000).contains(updateIntervalMs) else { throw ValidationError("--update-interval-ms must be 0 to 1000") }
+            plan.updateIntervalMs = updateIntervalMs
         }
         guard plan.devices >= plan.drivers, plan.drivers > 0 else { throw ValidationError("need at least one device per driver") }
 

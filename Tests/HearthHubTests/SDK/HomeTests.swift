@@ -105,7 +105,7 @@ struct HomeTests {
 
 /// A hub, a `lights` driver with dimmable lights, and a `Home` connected with `token`.
 func withHomeAndLights(
-    _ ids: [String], token: String = Tokens.admin,
+    _ ids: [String], token: String = Tokens.admin, configuration: Home.Configuration = .init(),
     _ body: (Hub, HubClient, Driver, Home) async throws -> Void
 ) async throws {
     try await withTemporaryDirectory { dir in
@@ -118,7 +118,7 @@ func withHomeAndLights(
                 running.cancel()
             }
             for id in ids { try await client.waitForDevice("lights/\(id)") { $0.connectivity == .online } }
-            let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: token)
+            let home = try Home.connect(to: "127.0.0.1:\(client.port)", token: token, configuration: configuration)
             defer { home.close() }
             try await body(hub, client, driver, home)
         }
