@@ -9,6 +9,10 @@
 import { call, Status } from "./grpcweb.js";
 
 const PROGRESS_MS = 5000;
+// The hub gathers changes that come faster than this into one response (update_interval_ms): a person
+// cannot see 50 ms, and a busy home then costs the hub, the connection and the page's rendering a response
+// per 50 ms instead of one per change.
+const UPDATE_MS = 50;
 const STALL_MS = 15000;
 const EVENTS_KEPT = 50;
 
@@ -116,7 +120,8 @@ export class Watcher extends EventTarget {
       this.stats.streams += 1;
       if (resuming) this.stats.resumes += 1;
       this.setState(resuming ? "resuming" : "loading");
-      const request = { fromRevision: this.from, epoch: resuming ? this.epoch : "", progressIntervalMs: PROGRESS_MS };
+      const request = { fromRevision: this.from, epoch: resuming ? this.epoch : "", progressIntervalMs: PROGRESS_MS,
+        updateIntervalMs: UPDATE_MS };
       try {
         await call("Watch", request, {
           token: this.token,
