@@ -211,21 +211,9 @@ public final class WireClient: Sendable {
         future.whenComplete { result in
             switch result {
             case .success(let channel):
-                // The connection may already be gone (the server closed it, or sent GOAWAY, as it opened): then
-                // its handler has left the pipeline or is no longer usable, and the call fails like a refusal.
-                // This runs on the channel's loop, so a close after this check reaches `connectionUnusable`.
-                let handler = try? channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self)
-                guard let handler, handler.usable else {
-                    channel.close(promise: nil)
-                    let why = handler?.closedMessage ?? "connection closed"
-                    self.connected(
-                        .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(why)")))
-                    return
-                }
-                let connection = Connection(
-                    channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop),
-                    id: ObjectIdentifier(channel))
-                self.connected(.success(connection))
+                let taken = Self.connection(on: channel, target: target)
+                if case .failure = taken { channel.close(promise: nil) }
+                self.connected(taken)
             case .failure(let error as RPCError):
                 self.connected(.failure(error))
             case .failure(let error):
@@ -233,6 +221,24 @@ public final class WireClient: Sendable {
                     .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(error)")))
             }
         }
+    }
+
+    /// The connection a finished connect hands to calls, or why there is none. Called on the channel's loop.
+    ///
+    /// The connection may be gone already (the server closed it, or sent GOAWAY, as it opened): when the
+    /// connect completes before its callback is attached, the callback runs a loop tick later. Its handler has
+    /// then left the pipeline, or is no longer usable, and the calls waiting for it fail like a refusal. A
+    /// close after this check reaches ``connectionUnusable(_:)``, which runs on the same loop.
+    static func connection(on channel: any Channel, target: Target) -> Result<Connection, RPCError> {
+        let handler = try? channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self)
+        guard let handler, handler.usable else {
+            let why = handler?.closedMessage ?? "connection closed"
+            return .failure(RPCError(code: .unavailable, message: "could not connect to \(target): \(why)"))
+        }
+        return .success(
+            Connection(
+                channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop),
+                id: ObjectIdentifier(channel)))
     }
 
     /// The name for SNI and verification: the one configured, else the target's host unless it is an IP

@@ -23,8 +23,8 @@ struct ServerClosesAtOnceTests {
         // on the loop before the caller has attached its callback, the callback waits for a later loop tick.
         // Until the client checked that the connection it was handed was still there, that crashed the process
         // (seen once in CI under ASan), and a connection closed but not yet removed was kept as ready. That
-        // order depends on thread scheduling and is not forced here; many clients at once make it likelier,
-        // and every order must end the same way. The loops are bounded.
+        // order depends on thread scheduling and is not forced here (ConnectionTakenTests forces each order
+        // without a socket); over real sockets every order must end the same way. The loops are bounded.
         let failures = try await withThrowingTaskGroup(of: [RPCError].self) { group in
             for _ in 0..<8 {
                 group.addTask {
