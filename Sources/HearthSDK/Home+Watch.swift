@@ -41,9 +41,7 @@ extension Home {
     /// An ``Configuration/updateInterval`` in whole milliseconds, rounded up (a non-zero interval stays
     /// non-zero); the range was checked by `connect`.
     static func milliseconds(_ interval: Duration) -> UInt32 {
-        let (seconds, attoseconds) = interval.components
-        let partial = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return UInt32(clamping: seconds * 1000 + partial)
+        UInt32((interval / .milliseconds(1)).rounded(.up))
     }
 
     /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps

@@ -31,7 +31,7 @@ struct WatchStream {
     /// Runs until the client goes away (cancellation) or a relist is needed.
     /// - Parameter updateInterval: the least time between two responses that carry changes (the request's
     ///   `update_interval_ms`); zero sends each change as soon as it is read.
-    func run(start: WatchStart, progressInterval: Duration?, updateInterval: Duration = .zero) async throws {
+    func run(start: WatchStart, progressInterval: Duration?, updateInterval: Duration) async throws {
         if case .relist(let relist) = start {
             var response = Hearth_V1_WatchResponse()
             response.relist = relist
