@@ -22,7 +22,7 @@ struct SDKUpdateIntervalTests {
         }
     }
 
-    @Test("with an interval, the cache still reaches every reported state, the last one last")
+    @Test("with an interval, the cache reaches the last of twenty states reported back to back")
     func reachesEveryState() async throws {
         var configuration = Home.Configuration()
         configuration.updateInterval = .milliseconds(200)
