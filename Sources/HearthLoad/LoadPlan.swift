@@ -1,3 +1,5 @@
+import HearthSDK
+
 /// What a load run does: how many devices, drivers and clients, which rates, and for how long.
 public struct LoadPlan: Codable, Sendable, Hashable {
     /// The preset's name (or `custom`).
@@ -40,6 +42,8 @@ public struct LoadPlan: Codable, Sendable, Hashable {
     /// The `Home.Configuration.updateInterval` of the HearthSDK clients, in milliseconds (0: every change at
     /// once, the SDK's default).
     public var updateIntervalMs = 0
+    /// The longest ``updateIntervalMs`` (HearthSDK's limit, the hub's).
+    public static let maxUpdateIntervalMs = Int(Home.Configuration.maxUpdateInterval / .milliseconds(1))
 
     /// The presets by name.
     public static let presets: [String: LoadPlan] = [

@@ -57,3 +57,10 @@ public enum DriverMethods {
         requestCodec: MessageCodec(serialize: { $0 }, deserialize: { _ in [] }),
         responseCodec: connect.responseCodec)
 }
+
+extension Hearth_V1_WatchRequest {
+    /// The longest `update_interval_ms` a hub accepts (it refuses more with INVALID_ARGUMENT): a second, past
+    /// which a wrong unit is likelier than a wish, and the change log would hold that long a backlog per
+    /// watcher.
+    public static let maxUpdateIntervalMs: UInt32 = 1000
+}

@@ -52,6 +52,8 @@ public final class Home: Sendable {
         /// let home = try Home.connect(to: "127.0.0.1:7070", token: token, configuration: configuration)
         /// ```
         public var updateInterval: Duration = .zero
+        /// The longest ``updateInterval`` a hub accepts: one second.
+        public static let maxUpdateInterval = Duration.milliseconds(Int(Hearth_V1_WatchRequest.maxUpdateIntervalMs))
 
         public init() {}
     }
@@ -86,7 +88,7 @@ public final class Home: Sendable {
         guard let target = WireClient.Target(address: address) else {
             throw HomeError(.invalidArgument, "the hub address must be host:port or unix:/path, got '\(address)'")
         }
-        guard configuration.updateInterval >= .zero, configuration.updateInterval <= .seconds(1) else {
+        guard configuration.updateInterval >= .zero, configuration.updateInterval <= Configuration.maxUpdateInterval else {
             throw HomeError(
                 .invalidArgument, "updateInterval must be between zero and one second, got \(configuration.updateInterval)")
         }

@@ -67,7 +67,10 @@ struct Run: AsyncParsableCommand {
             plan.commandSeconds = commandSeconds
         }
         if let updateIntervalMs {
-            guard (0...1000).contains(updateIntervalMs) else { throw ValidationError("--update-interval-ms must be 0 to 1000") }
+            let most = LoadPlan.maxUpdateIntervalMs
+            guard (0...most).contains(updateIntervalMs) else {
+                throw ValidationError("--update-interval-ms must be 0 to \(most)")
+            }
             plan.updateIntervalMs = updateIntervalMs
         }
         guard plan.devices >= plan.drivers, plan.drivers > 0 else { throw ValidationError("need at least one device per driver") }

@@ -121,10 +121,10 @@ extension HubEngine {
         _ request: Hearth_V1_WatchRequest, as user: UserAccess, configuration: WatchStream.Configuration,
         send: @escaping @Sendable ([UInt8]) async throws -> Void
     ) async throws {
-        guard request.updateIntervalMs <= Self.maxUpdateIntervalMs else {
+        let maxInterval = Hearth_V1_WatchRequest.maxUpdateIntervalMs
+        guard request.updateIntervalMs <= maxInterval else {
             throw HubError(
-                .invalidArgument,
-                "update_interval_ms is at most \(Self.maxUpdateIntervalMs) (got \(request.updateIntervalMs))")
+                .invalidArgument, "update_interval_ms is at most \(maxInterval) (got \(request.updateIntervalMs))")
         }
         let start = await startWatch(from: request.fromRevision, epoch: request.epoch)
         let stream = WatchStream(
@@ -138,8 +138,4 @@ extension HubEngine {
         try await stream.run(
             start: start, progressInterval: interval, updateInterval: .milliseconds(Int(request.updateIntervalMs)))
     }
-
-    /// The longest `update_interval_ms` a watch may ask for: a second, past which a wrong unit is likelier
-    /// than a wish (and the change log would hold that long a backlog per watcher).
-    static let maxUpdateIntervalMs: UInt32 = 1000
 }
