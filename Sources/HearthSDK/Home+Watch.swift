@@ -47,6 +47,10 @@ extension Home {
     /// One watch stream. From 0 (first time, or after a re-list) it builds a whole new snapshot and swaps
     /// it in at the synced mark, with the differences to the old one as the update; otherwise it resumes
     /// and applies each response, with those that arrived meanwhile, as one update.
+    ///
+    /// The snapshot is built on the global executor (a large home takes long enough to hold up the
+    /// connection's other calls); the changes after it are applied on the connection's event loop, where
+    /// they arrive: a response then costs no wake-up of another thread and no hand-over.
     private func watchOnce(fromScratch: Bool, onSynced: () -> Void) async throws {
         let current = store.snapshot
         let resuming = current.synced && !fromScratch
@@ -58,61 +62,71 @@ extension Home {
         }
         var options = callOptions
         options.timeout = nil  // a watch lasts as long as the home
-        try await client.serverStreaming(WatchBatch.watch, request: request, options: options) { responses in
-            var building: HomeSnapshot? = resuming ? nil : HomeSnapshot()
-            if resuming { onSynced() }
-            var iterator = responses.makeAsyncIterator()
-            while let response = try await iterator.next() {
-                if response.relist { throw WatchEnd.relist }
-                // Taken out of the optional, so that it is uniquely referenced and applying a response does
-                // not copy what was built so far (it did, once per response: quadratic in the home's size).
-                if var fresh = building.take() {
-                    fresh.apply(response)
-                    // What the snapshot's own responses change is not an update anyone sees (the update is
-                    // the difference to the old cache, made at the synced mark): keep no record of it.
-                    fresh.delta = HomeSnapshot.Delta()
-                    if !response.epoch.isEmpty { fresh.epoch = response.epoch }
-                    guard response.synced else {
-                        building = fresh
-                        continue
-                    }
-                    let old = store.snapshot
-                    fresh.synced = true
-                    fresh.sequence = old.sequence + 1
-                    fresh.delta = old.synced ? old.differences(to: fresh) : HomeSnapshot.Delta()
-                    building = nil
-                    store.publish(fresh)
-                    onSynced()
-                } else {
-                    var next = store.snapshot
-                    next.delta = HomeSnapshot.Delta()
-                    next.apply(response)
-                    // Responses that arrived meanwhile go into the same update: one publication (a store lock,
-                    // a wake-up per interested feed) for all of them. Subscribers see the union of the
-                    // changes, as a busy subscriber does anyway.
-                    var taken = 1
-                    var ended: (any Error)?
-                    do {
-                        while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
-                            // What came before a re-list is published first: its events would not come
-                            // back with the re-list, which restores state only.
-                            if more.relist {
-                                ended = WatchEnd.relist
-                                break
-                            }
-                            next.apply(more)
-                            taken += 1
-                        }
-                    } catch {
-                        ended = error
-                    }
-                    // Published even when the stream failed meanwhile: the changes applied are already in
-                    // the devices' entries (updated in place), so a resume would not report them again.
-                    if !next.delta.isEmpty { next.sequence += 1 }
-                    store.publish(next)
-                    if let ended { throw ended }
-                }
+        try await client.serverStreamingCall(WatchBatch.watch, request: request, options: options) { call in
+            var iterator = call.responses.makeAsyncIterator()
+            if !resuming {
+                guard try await buildSnapshot(&iterator) else { return }
             }
+            onSynced()
+            try await withTaskExecutorPreference(call.executor) {
+                try await applyChanges(&iterator)
+            }
+        }
+    }
+
+    /// Builds a new snapshot from the stream's first responses and publishes it at the synced mark, with
+    /// the differences to the old one as the update. False when the stream ended before the mark.
+    private func buildSnapshot(_ iterator: inout RequestStream<WatchBatch>.AsyncIterator) async throws -> Bool {
+        var fresh = HomeSnapshot()
+        while let response = try await iterator.next() {
+            if response.relist { throw WatchEnd.relist }
+            fresh.apply(response)
+            // What the snapshot's own responses change is not an update anyone sees (the update is the
+            // difference to the old cache, made at the synced mark): keep no record of it.
+            fresh.delta = HomeSnapshot.Delta()
+            if !response.epoch.isEmpty { fresh.epoch = response.epoch }
+            guard response.synced else { continue }
+            let old = store.snapshot
+            fresh.synced = true
+            fresh.sequence = old.sequence + 1
+            fresh.delta = old.synced ? old.differences(to: fresh) : HomeSnapshot.Delta()
+            store.publish(fresh)
+            return true
+        }
+        return false
+    }
+
+    /// Applies each response, with those that arrived meanwhile, as one update, until the stream ends.
+    private func applyChanges(_ iterator: inout RequestStream<WatchBatch>.AsyncIterator) async throws {
+        while let response = try await iterator.next() {
+            if response.relist { throw WatchEnd.relist }
+            var next = store.snapshot
+            next.delta = HomeSnapshot.Delta()
+            next.apply(response)
+            // Responses that arrived meanwhile go into the same update: one publication (a store lock, a
+            // wake-up per interested feed) for all of them. Subscribers see the union of the changes, as a
+            // busy subscriber does anyway.
+            var taken = 1
+            var ended: (any Error)?
+            do {
+                while taken < Self.responsesPerUpdate, let more = try iterator.nextIfArrived() {
+                    // What came before a re-list is published first: its events would not come back with
+                    // the re-list, which restores state only.
+                    if more.relist {
+                        ended = WatchEnd.relist
+                        break
+                    }
+                    next.apply(more)
+                    taken += 1
+                }
+            } catch {
+                ended = error
+            }
+            // Published even when the stream failed meanwhile: the changes applied are already in the
+            // devices' entries (updated in place), so a resume would not report them again.
+            if !next.delta.isEmpty { next.sequence += 1 }
+            store.publish(next)
+            if let ended { throw ended }
         }
     }
 }

@@ -94,9 +94,19 @@ extension WireClient {
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
         _ body: (RequestStream<Response>) async throws -> Result
     ) async throws -> Result {
-        try await withCall(method, options: options, request: request) { call in
+        try await serverStreamingCall(method, request: request, options: options) { call in
             try await body(call.responses)
         }
+    }
+
+    /// ``serverStreaming(_:request:options:_:)`` whose body gets the call itself: its responses, its metadata,
+    /// and its ``ClientCall/executor``, on which a reader that does little per message can take each one where
+    /// it arrives instead of being woken on another thread.
+    public func serverStreamingCall<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
+        _ body: (ClientCall<Request, Response>) async throws -> Result
+    ) async throws -> Result {
+        try await withCall(method, options: options, request: request, body)
     }
 
     /// A client-streaming call: the body writes requests; the single response
