@@ -1,5 +1,6 @@
 import HearthTesting
 import HearthWire
+import NIOPosix
 import SwiftProtobuf
 import Testing
 
@@ -48,6 +49,28 @@ struct CallExecutorTests {
                 call.finishRequests()
                 for try await _ in call.responses {}
             }
+        }
+    }
+
+    @Test("a server-streaming reader on the call's executor takes every response on the connection's event loop")
+    func readerOnTheLoop() async throws {
+        try await withWireServer(services: [EchoService()]) { _, client in
+            let request = Hearth_Echo_V1_ExpandRequest.with { $0.count = 500; $0.payloadSize = 8 }
+            let (count, offLoop) = try await client.serverStreamingCall(Echo.expand, request: request) { call in
+                var iterator = call.responses.makeAsyncIterator()
+                return try await withTaskExecutorPreference(call.executor) {
+                    var count = 0
+                    var offLoop = 0
+                    while try await iterator.next() != nil {
+                        count += 1
+                        if MultiThreadedEventLoopGroup.currentEventLoop == nil { offLoop += 1 }
+                        while try iterator.nextIfArrived() != nil { count += 1 }
+                    }
+                    return (count, offLoop)
+                }
+            }
+            #expect(count == 500)
+            #expect(offLoop == 0)
         }
     }
 }
