@@ -131,7 +131,8 @@ enum DeviceRenders {
     /// The capacity that keeps a `batched()` set under two fifths full. A changed device leaves the set and
     /// comes back (its new value is not equal to its old one), and removing from a hash table moves back
     /// each entry after the hole up to the next empty slot, hashing its id again: at the standard load (up
-    /// to three quarters) those runs are long. The room costs about 13 bytes a device per subscriber.
+    /// to three quarters) those runs are long. The room costs 13 to 21 bytes a device per subscriber (8 bytes
+    /// a bucket; the number of buckets is a power of two).
     static func sparse(_ count: Int) -> Int { 2 * count }
 
     /// `device(id:)`: the device now, then on each change; finishes when it is removed (at once if there is
