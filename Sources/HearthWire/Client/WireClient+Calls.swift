@@ -101,7 +101,8 @@ extension WireClient {
 
     /// ``serverStreaming(_:request:options:_:)`` whose body gets the call itself: its responses, its metadata,
     /// and its ``ClientCall/executor``, on which a reader that does little per message can take each one where
-    /// it arrives instead of being woken on another thread.
+    /// it arrives instead of being woken on another thread. The request and the half-close leave with the
+    /// call's start: the body must not write.
     public func serverStreamingCall<Request, Response, Result: Sendable>(
         _ method: MethodDescriptor<Request, Response>, request: Request, options: CallOptions = CallOptions(),
         _ body: (ClientCall<Request, Response>) async throws -> Result
