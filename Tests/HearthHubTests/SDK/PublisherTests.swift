@@ -217,4 +217,43 @@ struct PublisherTests {
             #expect(names.values.withLock { $0 } == ["Home", "A", "B"])
         }
     }
+
+    @Test("a hub with a new data directory makes the home re-list: its cache becomes that hub's, revision and all")
+    func relistOnNewEpoch() async throws {
+        try await withTemporaryDirectory { dir in
+            let socket = dir.appendingPathComponent("hub.sock").path
+            let configure: (inout Hub.Configuration) -> Void = { $0.listen.append(.unix(path: socket)) }
+            var configuration = Home.Configuration()
+            configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
+            let home = try Home.connect(to: "unix:\(socket)", token: Tokens.admin, configuration: configuration)
+            defer { home.close() }
+            let names = Recorder(home.structures().stream().map(\.name).eraseToAnyPublisher())
+            let first = dir.appendingPathComponent("first")
+            let second = dir.appendingPathComponent("second")
+            let oldRevision = try await withHub(directory: first, configure: configure) { _, client in
+                _ = try await home.structures().list()
+                for name in ["A", "B", "C", "D"] {
+                    _ = try await client.call(HomeMethods.renameStructure, .with { $0.structureID = "home"; $0.name = name })
+                }
+                _ = try await eventually { names.values.withLock { $0.last } == "D" ? true : nil }
+                return home.revision
+            }
+            // A new data directory is a new home (a new epoch): the hub cannot resume the old revision and
+            // answers with a re-list, after the home's watch was already applying changes on its loop.
+            try await withHub(directory: second, configure: configure) { _, client in
+                _ = try await client.call(HomeMethods.renameStructure, .with { $0.structureID = "home"; $0.name = "New" })
+                let info = try await client.call(HomeMethods.getHub, .init())
+                #expect(info.revision < oldRevision)
+                _ = try await eventually { home.revision == info.revision ? true : nil }
+                _ = try await eventually { names.values.withLock { $0.last } == "New" ? true : nil }
+                #expect(try await home.structures().list().map(\.name) == ["New"])
+            }
+            let seen = names.values.withLock { $0 }
+            // A subscriber may see renames made close together as one (it gets the newest); the order holds.
+            #expect(seen.first == "Home")
+            #expect(seen.firstIndex(of: "D").map { $0 < seen.lastIndex(of: "New")! } == true)
+            // Only real differences are published across the re-list: no name twice in a row.
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
+        }
+    }
 }
