@@ -196,13 +196,8 @@ struct PublisherTests {
     @Test("across a hub restart the home resumes: no change missed, none repeated")
     func reconnection() async throws {
         try await withTemporaryDirectory { dir in
-            let socket = dir.appendingPathComponent("hub.sock").path
-            let configure: (inout Hub.Configuration) -> Void = { $0.listen.append(.unix(path: socket)) }
-            var configuration = Home.Configuration()
-            configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
-            let home = try Home.connect(to: "unix:\(socket)", token: Tokens.admin, configuration: configuration)
+            let (home, names, configure) = try Self.homeOnSocket(in: dir)
             defer { home.close() }
-            let names = Recorder(home.structures().stream().map(\.name).eraseToAnyPublisher())
             try await withHub(directory: dir, configure: configure) { _, client in
                 _ = try await home.structures().list()
                 _ = try await client.call(HomeMethods.renameStructure, .with { $0.structureID = "home"; $0.name = "A" })
@@ -221,13 +216,8 @@ struct PublisherTests {
     @Test("a hub with a new data directory makes the home re-list: its cache becomes that hub's, revision and all")
     func relistOnNewEpoch() async throws {
         try await withTemporaryDirectory { dir in
-            let socket = dir.appendingPathComponent("hub.sock").path
-            let configure: (inout Hub.Configuration) -> Void = { $0.listen.append(.unix(path: socket)) }
-            var configuration = Home.Configuration()
-            configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
-            let home = try Home.connect(to: "unix:\(socket)", token: Tokens.admin, configuration: configuration)
+            let (home, names, configure) = try Self.homeOnSocket(in: dir)
             defer { home.close() }
-            let names = Recorder(home.structures().stream().map(\.name).eraseToAnyPublisher())
             let first = dir.appendingPathComponent("first")
             let second = dir.appendingPathComponent("second")
             let oldRevision = try await withHub(directory: first, configure: configure) { _, client in
@@ -255,5 +245,18 @@ struct PublisherTests {
             // Only real differences are published across the re-list: no name twice in a row.
             #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 })
         }
+    }
+
+    /// A home on a hub socket in `dir` that reconnects within 200 ms, a recorder of its structures' names,
+    /// and the hub setting that makes a hub listen on that socket (hubs started one after another).
+    private static func homeOnSocket(in dir: URL) throws
+        -> (home: Home, names: Recorder<String>, configure: (inout Hub.Configuration) -> Void)
+    {
+        let socket = dir.appendingPathComponent("hub.sock").path
+        var configuration = Home.Configuration()
+        configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
+        let home = try Home.connect(to: "unix:\(socket)", token: Tokens.admin, configuration: configuration)
+        let names = Recorder(home.structures().stream().map(\.name).eraseToAnyPublisher())
+        return (home, names, { $0.listen.append(.unix(path: socket)) })
     }
 }
