@@ -90,7 +90,7 @@ public final class Home: Sendable {
         }
         guard configuration.updateInterval >= .zero, configuration.updateInterval <= Configuration.maxUpdateInterval else {
             throw HomeError(
-                .invalidArgument, "updateInterval must be between zero and one second, got \(configuration.updateInterval)")
+                .invalidArgument, "updateInterval must be between zero and \(Configuration.maxUpdateInterval), got \(configuration.updateInterval)")
         }
         let home = Home(target: target, token: token, configuration: configuration)
         // The watch runs for the home's life; close() ends it.

@@ -106,7 +106,6 @@ enum DeviceRenders {
                     return .values([set])
                 }
                 last = nil  // the set is uniquely held while it is updated
-                set.reserveCapacity(Self.sparse(set.count + delta.devices.count))
                 var changed = false
                 for id in delta.devices {
                     switch memory.find(id, in: snapshot, home: home) {
@@ -115,7 +114,13 @@ enum DeviceRenders {
                     case .deliver(let new):
                         // Replaced, not removed and added: a dictionary's removal moves the entries after
                         // the hole back, hashing each of them.
-                        if let old = byID.updateValue(new, forKey: id) { set.remove(old) }
+                        if let old = byID.updateValue(new, forKey: id) {
+                            set.remove(old)
+                        } else {
+                            // Only a new device can fill the set up. Reserving on every rendering copied a
+                            // set the subscriber still held even when every change had been delivered already.
+                            set.reserveCapacity(Self.sparse(set.count + 1))
+                        }
                         set.insert(new)
                     case .removed:
                         if let old = byID.removeValue(forKey: id) { set.remove(old) }
