@@ -1,4 +1,5 @@
 import HearthModel
+import HearthWire
 import HearthProto
 import SwiftProtobuf
 
@@ -90,8 +91,9 @@ struct WatchStream {
                 guard await rings.next() != nil else { return }  // nil: the call was cancelled
             case .entries where interval > .zero && ContinuousClock.now < lastSent + interval:
                 // Too soon after the last response: wait out the interval, then read again, gathering what
-                // came meanwhile into one response. Cancelled: the call has ended, as when a ring is nil.
-                guard (try? await Task.sleep(until: lastSent + interval, clock: .continuous)) != nil else { return }
+                // came meanwhile into one response. Cancelled: the call has ended, as when a ring is nil. On
+                // the loop's own timer: a `Task.sleep` woke a dispatch thread and then the loop, per response.
+                guard (try? await sleepOnEventLoop(until: lastSent + interval)) != nil else { return }
             case .entries(let entries, let through, let coalesce):
                 metrics.recordWatchRead(backlog: log.published &- cursor, coalesced: coalesce)
                 if try await deliver(coalesce ? Self.coalesced(entries) : entries, through: through) {
