@@ -2,7 +2,6 @@ import Foundation
 public import HearthModel
 public import HearthWire
 public import Logging
-public import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
@@ -110,15 +109,7 @@ public final class Driver: Sendable {
     private let stopSignal = AsyncStream<Void>.makeStream()
 
     /// Creates a driver; nothing connects until ``run()``.
-    ///
-    /// - Parameter eventLoopGroup: where the connection to the hub runs. Default: NIO's shared group. A driver
-    ///   whose device code runs on NIO can pass its own group (one loop is enough for a driver): a report made
-    ///   on the connection's loop, say from a timer or a device socket read there, is written without waking
-    ///   another thread.
-    public init(
-        configuration: Configuration, eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
-        logger: Logger = Logger(label: "hearth.driver")
-    ) {
+    public init(configuration: Configuration, logger: Logger = Logger(label: "hearth.driver")) {
         self.configuration = configuration
         self.logger = logger
         let encoder = JSONEncoder()
@@ -129,7 +120,7 @@ public final class Driver: Sendable {
             })
         var wire = WireClient.Configuration()
         wire.tls = configuration.tls
-        client = WireClient(target: configuration.hub, configuration: wire, eventLoopGroup: eventLoopGroup)
+        client = WireClient(target: configuration.hub, configuration: wire)
     }
 
     /// The connection's state now.

@@ -3,8 +3,6 @@ public import HearthDriverKit
 import HearthModel
 import HearthTypes
 public import Logging
-import NIOCore
-import NIOPosix
 import Synchronization
 
 /// A load-test driver process: announces its ``LoadMix`` devices, answers OnOff commands, and reports at
@@ -21,8 +19,6 @@ public final class LoadDriver: Sendable {
     }
 
     let driver: Driver
-    /// The one loop of the driver's connection, where the report generator runs too (see ``emit(rate:seconds:)``).
-    let loop: any EventLoop
     let devices: [LoadDevice]
     let handles: [DriverDevice]
     /// Each device's change, by the same index (see ``LoadDevice/Change/report(_:sentAt:on:)``).
@@ -40,10 +36,8 @@ public final class LoadDriver: Sendable {
     ) {
         var configuration = configuration
         configuration.vendorTraitSchemas.append(LoadProbe.schema)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let driver = Driver(configuration: configuration, eventLoopGroup: group, logger: logger)
+        let driver = Driver(configuration: configuration, logger: logger)
         self.driver = driver
-        loop = group.next()
         self.devices = devices
         handles = devices.map { driver.add($0.description) }
         changes = devices.map(\.change)
@@ -99,44 +93,37 @@ public final class LoadDriver: Sendable {
         var errors = 0
     }
 
-    /// Sends `rate × seconds` reports on an open-loop schedule, from timers on the loop of the driver's
-    /// connection: each wake sends what has fallen due (waking at least ``tickNanos`` apart), and DriverKit
-    /// writes it in the same pass of the loop. A thread of its own sleeping in `nanosleep` cost a second
-    /// wake-up per report (the thread's, then the loop's, woken to write); a `Task.sleep` cost a libdispatch
-    /// timer and two more.
+    /// Sends `rate × seconds` reports on an open-loop schedule, from a thread of its own that sleeps with
+    /// `nanosleep` between due times (at least ``tickNanos``): a `Task.sleep` every 200 µs cost a libdispatch
+    /// timer (a write to its manager thread and two thread wake-ups) per wake, more CPU than the DriverKit
+    /// being measured.
     func emit(rate: Double, seconds: Double) async -> PhaseResult {
         await withCheckedContinuation { continuation in
-            let run = Emission(schedule: OpenLoopSchedule(start: LoadProbe.now(), rate: rate, seconds: seconds))
-            loop.execute { self.step(run, continuation) }
+            Thread.detachNewThread {
+                continuation.resume(returning: self.emitBlocking(rate: rate, seconds: seconds))
+            }
         }
     }
 
-    /// One phase's schedule and what it has sent so far, passed from one timer to the next.
-    struct Emission: Sendable {
-        let schedule: OpenLoopSchedule
+    private func emitBlocking(rate: Double, seconds: Double) -> PhaseResult {
+        let schedule = OpenLoopSchedule(start: LoadProbe.now(), rate: rate, seconds: seconds)
         var result = PhaseResult()
-    }
-
-    /// Sends what is due, then sets a timer for the next due time, or ends the phase.
-    private func step(_ run: Emission, _ continuation: CheckedContinuation<PhaseResult, Never>) {
-        var run = run
-        let now = LoadProbe.now()
-        let due = run.schedule.dueCount(at: now)
-        while run.result.sent < due {
-            let dueAt = run.schedule.due(run.result.sent)
-            run.result.maxLagMicros = max(run.result.maxLagMicros, (now - min(now, dueAt)) / 1000)
-            if !send(sentAt: dueAt) { run.result.errors += 1 }
-            run.result.sent += 1
+        while result.sent < schedule.total {
+            let now = LoadProbe.now()
+            let due = schedule.dueCount(at: now)
+            while result.sent < due {
+                let dueAt = schedule.due(result.sent)
+                result.maxLagMicros = max(result.maxLagMicros, (now - min(now, dueAt)) / 1000)
+                if !send(sentAt: dueAt) { result.errors += 1 }
+                result.sent += 1
+            }
+            guard result.sent < schedule.total else { break }
+            let wait = max(schedule.due(result.sent) - min(schedule.due(result.sent), LoadProbe.now()), tickNanos)
+            var time = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+            nanosleep(&time, nil)
         }
-        guard run.result.sent < run.schedule.total else {
-            run.result.total = state.withLock { $0.total }
-            continuation.resume(returning: run.result)
-            return
-        }
-        let next = run.schedule.due(run.result.sent)
-        let wait = max(next - min(next, LoadProbe.now()), tickNanos)
-        let later = run
-        loop.scheduleTask(in: .nanoseconds(Int64(wait))) { self.step(later, continuation) }
+        result.total = state.withLock { $0.total }
+        return result
     }
 
     /// The next round-robin report; false when DriverKit refused it.

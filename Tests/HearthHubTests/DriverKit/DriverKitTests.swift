@@ -5,7 +5,6 @@ import HearthModel
 import HearthProto
 import HearthTypes
 import HearthWire
-import NIOCore
 import NIOPosix
 import SwiftProtobuf
 import Synchronization
@@ -302,39 +301,6 @@ struct DriverKitTests {
                     return first
                 }
                 #expect(finished, "the driver did not answer and stop within 20 s: a ring did not end its batch window")
-            }
-        }
-    }
-
-    @Test("a driver given its own event loop group connects on it: handlers run there, and reports made there reach the hub")
-    func ownEventLoopGroup() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        defer { group.shutdownGracefully { _ in } }
-        try await withTemporaryDirectory { dir in
-            try await withHub(directory: dir) { _, client in
-                var configuration = Driver.Configuration(hub: .tcp(host: "127.0.0.1", port: client.port), token: Tokens.lights)
-                configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
-                let driver = Driver(configuration: configuration, eventLoopGroup: group)
-                let lamp = driver.add(dimmableLight("lamp"))
-                let handledOnLoop = Mutex<Bool?>(nil)
-                driver.onCommand(Matter.OnOffTrait.OnCommand.self) { _, context in
-                    handledOnLoop.withLock { $0 = loop.inEventLoop }
-                    try context.device.report(Matter.OnOffTrait.self) { $0.onOff = true }
-                }
-                try await withDriver(driver) {
-                    _ = try await client.waitForDevice("lights/lamp") { $0.connectivity == .online }
-                    _ = try await client.call(HomeMethods.sendCommand, Self.command("lights/lamp", trait: 0x0006, command: 0x01))
-                    #expect(handledOnLoop.withLock { $0 } == true, "the handler ran on the group's loop")
-                    // A report made on that loop, as a timer or a device socket read there would make it.
-                    let reported = try await loop.submit {
-                        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
-                        return loop.inEventLoop
-                    }.get()
-                    #expect(reported)
-                    let device = try await client.waitForDevice("lights/lamp") { $0.attribute(0x0008, 0) == .uint(42) }
-                    #expect(device.attribute(0x0006, 0) == .bool(true))
-                }
             }
         }
     }
