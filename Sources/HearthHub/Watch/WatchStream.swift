@@ -1,6 +1,6 @@
 import HearthModel
-import HearthWire
 import HearthProto
+import HearthWire
 import SwiftProtobuf
 
 /// One watch stream: snapshot or resume, then live changes from the shared ``ChangeLog``, progress marks

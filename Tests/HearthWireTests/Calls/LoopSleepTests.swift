@@ -11,18 +11,24 @@ struct LoopSleepTests {
     @Test("on a loop it waits its time and resumes on the loop; a past deadline returns at once")
     func onLoop() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let (waited, onLoopAfter, past) = try await Task(executorPreference: EventLoopTaskExecutor(eventLoop: loop)) {
+        let (waited, onLoopAfter, past, suspended) = try await Task(
+            executorPreference: EventLoopTaskExecutor(eventLoop: loop)
+        ) {
             let start = ContinuousClock.now
             try await sleepOnEventLoop(until: start + .milliseconds(30))
             let waited = ContinuousClock.now - start
             let onLoopAfter = loop.inEventLoop
+            // Queued on the loop behind this task: it runs first only if the sleep below gives up the loop.
+            let queuedRan = Atomic(false)
+            loop.execute { queuedRan.store(true, ordering: .relaxed) }
             let before = ContinuousClock.now
             try await sleepOnEventLoop(until: before - .seconds(1))
-            return (waited, onLoopAfter, ContinuousClock.now - before)
+            return (waited, onLoopAfter, ContinuousClock.now - before, queuedRan.load(ordering: .relaxed))
         }.value
         #expect(waited >= .milliseconds(30))
         #expect(onLoopAfter, "resumed on its loop")
         #expect(past < .seconds(1), "a deadline already past does not wait")
+        #expect(!suspended, "a deadline already past returns without giving up the loop")
     }
 
     @Test("cancelled on a loop it throws CancellationError at once, long before its deadline")
