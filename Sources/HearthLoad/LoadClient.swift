@@ -44,8 +44,10 @@ public final class LoadClient: Sendable {
     let subscriptions = Mutex(Cancellables(all: []))
     /// What a `batched` client's last emission held.
     let lastSet = Mutex(BatchDiff())
+    /// The devices a `devices` or `types` client subscribes to one by one (empty for the others).
+    private let picked: [HomeDevice]
 
-    /// Connects, waits for the first `list()`, and subscribes.
+    /// Connects and waits for the first `list()`; ``start()`` subscribes.
     /// - Parameters:
     ///   - pick: how many devices a `devices` or `types` client watches (chosen evenly).
     ///   - updateInterval: the `Home`'s ``Home/Configuration/updateInterval`` (a `watch` client has none).
@@ -60,6 +62,7 @@ public final class LoadClient: Sendable {
             firstList = Double(LoadProbe.now() - start) / 1e9
             home = nil
             watched = nil
+            picked = []
             return
         }
         lean = nil
@@ -84,7 +87,15 @@ public final class LoadClient: Sendable {
         self.watched = watched
         tracking.tracker.withLock { $0.reserve(devices: watched?.count ?? listed.count) }
         // Only `devices` and `types` clients subscribe device by device.
-        subscribe(watched.map { picked in listed.filter { picked.contains($0.id) } } ?? [], on: home)
+        picked = watched.map { picked in listed.filter { picked.contains($0.id) } } ?? []
+    }
+
+    /// Subscribes as its kind does; the run calls it once every client has joined, so that one client's
+    /// first delivery of the whole home (a `stream()` subscriber's 100,000 devices) is not counted in the
+    /// `list()` of another still joining.
+    public func start() {
+        guard let home else { return }
+        subscribe(picked, on: home)
     }
 
     private func subscribe(_ devices: [HomeDevice], on home: Home) {

@@ -205,6 +205,7 @@ public final class LoadRun: Sendable {
             for try await client in group { joined.append(client) }
             return joined
         }
+        for client in clients { client.start() }
         fleet.clients = clients.filter { $0.name != "stalled" }.sorted { $0.name < $1.name }
         fleet.stalled = clients.first { $0.name == "stalled" }
         // Every client has a baseline of every device it watches before anything is measured.

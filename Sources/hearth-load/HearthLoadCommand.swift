@@ -38,6 +38,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Seconds of the command phase (overrides the preset).") var commandSeconds: Double?
     @Option(help: "The HearthSDK clients' Home.Configuration.updateInterval in ms (0-1000; default 0: each change at once).")
     var updateIntervalMs: Int?
+    @Option(help: "How many clients connect and list the home at once when they join (default 4; the rest wait their turn).")
+    var joinConcurrency: Int?
 
     func run() async throws {
         guard var plan = LoadPlan.presets[preset] else {
@@ -72,6 +74,10 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("--update-interval-ms must be 0 to \(most)")
             }
             plan.updateIntervalMs = updateIntervalMs
+        }
+        if let joinConcurrency {
+            guard joinConcurrency > 0 else { throw ValidationError("--join-concurrency must be 1 or more") }
+            plan.joinConcurrency = joinConcurrency
         }
         guard plan.devices >= plan.drivers, plan.drivers > 0 else { throw ValidationError("need at least one device per driver") }
 

@@ -4,13 +4,13 @@ import Testing
 
 /// The `small` preset end to end, as CI's smoke test: `hearth-load` starts a real hub, two driver processes
 /// and five clients, drives two rates, a stalled client and commands, and must lose, repeat and reorder
-/// nothing. Its delays are printed, never asserted.
+/// nothing. Its delays are printed, never asserted. All five clients join at once (`--join-concurrency`).
 @Suite struct LoadSmokeTests {
     @Test(.timeLimit(.minutes(3))) func smallPresetRunsCleanly() async throws {
         try await withTemporaryDirectory { directory in
             let process = Process()
             process.executableURL = builtProduct("hearth-load")
-            process.arguments = ["--preset", "small", "--out", directory.path]
+            process.arguments = ["--preset", "small", "--join-concurrency", "5", "--out", directory.path]
             try process.run()
             let deadline = ContinuousClock.now + .seconds(150)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
@@ -25,6 +25,7 @@ import Testing
             let footprint = try #require(report.clientFootprint)
             #expect(footprint.devices == 100 && footprint.residentAfter > footprint.residentBefore)
             #expect(report.firstListSeconds.count == 5)  // four kinds and the stalled one
+            #expect(report.plan.joinConcurrency == 5)
             let rates = report.phases.filter { $0.kind == "rate" }
             #expect(rates.map(\.rate) == [100, 400])
             for phase in report.phases {
