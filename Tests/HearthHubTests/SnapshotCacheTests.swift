@@ -50,6 +50,36 @@ struct SnapshotCacheTests {
         #expect(cache.lookup(Self.devices)[0] == nil)
     }
 
+    @Test("a change in the middle of a block stores the block anew: the devices around it are kept")
+    func changedInTheMiddle() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        cache.begin()
+        defer { cache.end(); cache.end() }
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache)
+        var changed = Self.devices
+        changed[1].name = "Desk lamp"
+        #expect(cache.lookup(changed).map { $0 != nil } == [true, false, true])
+        let encoded = WatchStream.encode(changed, revision: 2, cache: cache)
+        #expect(encoded.bytes == Self.expected(changed, revision: 2))
+        #expect(encoded.reused == 2)
+        #expect(cache.lookup(changed).allSatisfy { $0 != nil })
+        #expect(cache.usage.devices == Self.devices.count, "replaced, not added to")
+    }
+
+    @Test("a block seen through another filter (a device left out) is copied where it lines up, encoded where not")
+    func otherMembership() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        cache.begin()
+        defer { cache.end(); cache.end() }
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache)
+        let filtered = [Self.devices[0], Self.devices[2]]
+        let encoded = WatchStream.encode(filtered, revision: 3, cache: cache)
+        #expect(encoded.bytes == Self.expected(filtered, revision: 3))
+        #expect(encoded.reused == 1)
+    }
+
     @Test("the last snapshot to end empties the cache; nothing is stored while fewer than two are sent")
     func lifetime() {
         let cache = SnapshotCache(byteLimit: 1 << 20)

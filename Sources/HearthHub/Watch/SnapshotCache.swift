@@ -7,24 +7,75 @@ import Synchronization
 /// 100,000-device home cost the hub ten times the CPU of one. Now the first snapshot to reach a device stores
 /// its encoded `Device` message here and the others copy it.
 ///
-/// An entry is used only while the graph's record still equals the one it was encoded from. The records are
-/// compared whole: for a record that did not change that is a few pointer comparisons, since the graph and
-/// the entry share its storage; a device that changed meanwhile is encoded again.
+/// Devices are stored by block (``WatchStream/snapshotBlock`` devices, keyed by the block's first id, their
+/// encoded messages in one buffer), so a snapshot finds a block's devices with one lookup: stored device by
+/// device, the lookups (hashing every id again, for every snapshot) and the stores were a third of the hub's
+/// CPU while ten watchers joined a 100,000-device home.
+///
+/// A device is copied only while the graph's record still equals the one it was encoded from, at the same
+/// place in the block. The records are compared whole: for a record that did not change that is a few
+/// pointer comparisons, since the graph and the block share its storage; a device that changed meanwhile is
+/// encoded again, and the block is stored anew.
 ///
 /// Devices are stored only while two or more snapshots are being sent, and the cache is emptied when the last
 /// one ends: a watcher that reads its snapshot slowly keeps what is stored until it has it all. At most
-/// `byteLimit` bytes are counted (encoded bytes and ``entryOverhead`` per device); devices beyond are
-/// encoded per watcher, as before.
+/// `byteLimit` bytes are counted (encoded bytes and ``entryOverhead`` per device); a block that does not fit
+/// is stored as far as it fits, and the devices beyond are encoded per watcher, as before.
 ///
 /// It also keeps the devices' ids in the order snapshots send them, sorted once per set of devices.
 final class SnapshotCache: Sendable {
-    private struct Entry {
-        let record: DeviceRecord
-        let bytes: [UInt8]
+    /// The devices of one block as a snapshot encoded them, in its order.
+    struct Block: Sendable {
+        var records: [DeviceRecord] = []
+        /// The encoded `Device` messages, one after another.
+        var bytes: [UInt8] = []
+        /// Where each device's message ends in `bytes`.
+        var ends: [Int] = []
+
+        /// The `index`th device's message, if it was encoded from `record`.
+        func device(at index: Int, matching record: DeviceRecord) -> ArraySlice<UInt8>? {
+            guard index < records.count, records[index] == record else { return nil }
+            return device(at: index)
+        }
+
+        func device(at index: Int) -> ArraySlice<UInt8> {
+            bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+        }
+
+        mutating func append(_ record: DeviceRecord, device: ArraySlice<UInt8>) {
+            records.append(record)
+            bytes.append(contentsOf: device)
+            ends.append(bytes.count)
+        }
+
+        /// Encodes `record` at the end; returns its message.
+        mutating func appendEncoded(_ record: DeviceRecord) -> ArraySlice<UInt8> {
+            let start = bytes.count
+            records.append(record)
+            record.appendDevice(to: &bytes)
+            ends.append(bytes.count)
+            return bytes[start...]
+        }
+
+        /// What it counts against the limit.
+        var cost: Int { cost(ofFirst: records.count) }
+
+        /// What its first `count` devices count against the limit.
+        func cost(ofFirst count: Int) -> Int {
+            (count == 0 ? 0 : ends[count - 1]) + count * SnapshotCache.entryOverhead
+        }
+
+        /// The first `count` devices.
+        func prefix(_ count: Int) -> Block {
+            guard count < records.count else { return self }
+            let end = count == 0 ? 0 : ends[count - 1]
+            return Block(records: Array(records.prefix(count)), bytes: Array(bytes.prefix(end)), ends: Array(ends.prefix(count)))
+        }
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var blocks: [String: Block] = [:]
+        var devices = 0
         var bytes = 0
         var snapshots = 0
         /// Blocks of devices being encoded now, by their first id, with the snapshots waiting for them.
@@ -35,9 +86,9 @@ final class SnapshotCache: Sendable {
     private let sorted = Mutex<(version: UInt64, ids: [String])?>(nil)
     /// The most encoded bytes held (plus ``entryOverhead`` per device).
     let byteLimit: Int
-    /// What an entry costs beyond its bytes, counted against ``byteLimit``: its slot in the table (key and
-    /// record inline, at the table's load factor), the bytes' array header, malloc's rounding.
-    static let entryOverhead = 256
+    /// What a device costs beyond its bytes, counted against ``byteLimit``: its record and offset in the
+    /// block, malloc's rounding.
+    static let entryOverhead = 128
 
     init(byteLimit: Int) {
         self.byteLimit = byteLimit
@@ -50,13 +101,14 @@ final class SnapshotCache: Sendable {
 
     /// A snapshot ended (sent, failed or cancelled); the last one empties the cache.
     func end() {
-        // The entries are freed when `released` goes, outside the lock.
-        let released = state.withLock { s -> [String: Entry] in
+        // The blocks are freed when `released` goes, outside the lock.
+        let released = state.withLock { s -> [String: Block] in
             s.snapshots -= 1
             guard s.snapshots == 0 else { return [:] }
             s.bytes = 0
-            defer { s.entries = [:] }
-            return s.entries
+            s.devices = 0
+            defer { s.blocks = [:] }
+            return s.blocks
         }
         _ = released
     }
@@ -103,40 +155,50 @@ final class SnapshotCache: Sendable {
         }
     }
 
-    /// The encoded `Device` message of each of `records`, or nil where none is stored for the record as it is.
+    /// The block starting at `first`, as stored, if one is.
+    func block(startingAt first: String) -> Block? {
+        state.withLock { $0.blocks[first] }
+    }
+
+    /// The encoded `Device` message of each of `records` (a block, from its first id), or nil where none is
+    /// stored for the record as it is.
     ///
     /// Records are compared with `==`, which takes canonically equivalent strings and -0.0 and 0.0 as equal
     /// although they encode differently; two such records never share a revision, since every change of a
-    /// device gives it the change's revision, so an entry is never used for a record it was not encoded from.
+    /// device gives it the change's revision, so a device is never copied for a record it was not encoded from.
     func lookup(_ records: [DeviceRecord]) -> [[UInt8]?] {
-        let found = state.withLock { s in records.map { s.entries[$0.id] } }
-        // Compared outside the lock: a changed record is compared field by field.
-        return zip(records, found).map { record, entry -> [UInt8]? in
-            guard let entry, entry.record == record else { return nil }
-            return entry.bytes
-        }
+        guard let first = records.first else { return [] }
+        let stored = block(startingAt: first.id)
+        return records.enumerated().map { index, record in stored?.device(at: index, matching: record).map(Array.init) }
     }
 
     /// Whether a snapshot may share anything now: another is being sent, or one stored devices. A snapshot
     /// sent alone skips the cache: storing what nobody reads cost a lone 100,000-device snapshot a tenth more.
     var isSharing: Bool {
-        state.withLock { $0.snapshots > 1 || !$0.entries.isEmpty }
+        state.withLock { $0.snapshots > 1 || !$0.blocks.isEmpty }
     }
 
-    /// Stores freshly encoded devices, while the byte limit allows; none unless another snapshot is being sent.
-    func store(_ encoded: [(record: DeviceRecord, bytes: [UInt8])]) {
-        guard !encoded.isEmpty else { return }
-        state.withLock { s in
-            guard s.snapshots > 1 else { return }
-            for (record, bytes) in encoded {
-                let cost = bytes.count + Self.entryOverhead
-                guard s.bytes + cost <= byteLimit else { return }
-                if let old = s.entries.updateValue(Entry(record: record, bytes: bytes), forKey: record.id) {
-                    s.bytes -= old.bytes.count + Self.entryOverhead
-                }
-                s.bytes += cost
+    /// Stores a block's devices as encoded now, in place of what was stored for it, as far as the byte limit
+    /// allows; nothing unless another snapshot is being sent.
+    func store(_ block: Block) {
+        guard let first = block.records.first else { return }
+        let replaced = state.withLock { s -> Block? in
+            guard s.snapshots > 1 else { return nil }
+            let old = s.blocks.removeValue(forKey: first.id)
+            if let old {
+                s.bytes -= old.cost
+                s.devices -= old.records.count
             }
+            var fits = block.records.count
+            while fits > 0, s.bytes + block.cost(ofFirst: fits) > byteLimit { fits -= 1 }
+            guard fits > 0 else { return old }
+            let kept = block.prefix(fits)
+            s.blocks[first.id] = kept
+            s.bytes += kept.cost
+            s.devices += fits
+            return old
         }
+        _ = replaced  // freed outside the lock
     }
 
     /// Snapshots waiting for the block starting at `first`.
@@ -146,6 +208,6 @@ final class SnapshotCache: Sendable {
 
     /// Devices stored, and the bytes counted against the limit.
     var usage: (devices: Int, bytes: Int) {
-        state.withLock { ($0.entries.count, $0.bytes) }
+        state.withLock { ($0.devices, $0.bytes) }
     }
 }

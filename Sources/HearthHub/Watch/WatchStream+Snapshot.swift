@@ -90,26 +90,34 @@ extension WatchStream {
 
     /// `records` as framed changes at `revision`: each written straight from the record
     /// (``DeviceRecord/appendDevice(to:)``), not through a `Hearth_V1_Device` tree and swift-protobuf, or
-    /// copied from `cache` where a snapshot sent meanwhile encoded the same record.
+    /// copied from `cache` where a snapshot sent meanwhile encoded the same record in the same block.
     /// Returns the bytes and how many devices were copied.
     static func encode(_ records: [DeviceRecord], revision: UInt64, cache: SnapshotCache) -> (bytes: [UInt8], reused: Int) {
         var bytes: [UInt8] = []
-        guard cache.isSharing else {
+        guard cache.isSharing, let first = records.first else {
             for record in records { record.appendFramedChange(revision: revision, to: &bytes) }
             return (bytes, 0)
         }
-        var fresh: [(record: DeviceRecord, bytes: [UInt8])] = []
-        for (record, cached) in zip(records, cache.lookup(records)) {
-            if let cached {
-                DeviceRecord.appendFramedChange(revision: revision, device: cached, to: &bytes)
+        let stored = cache.block(startingAt: first.id)
+        // The block as this snapshot sends it, to be stored: built from the first device that must be encoded
+        // (copying those before it), so a block found whole costs no copy.
+        var fresh = SnapshotCache.Block()
+        var encoding = false
+        var reused = 0
+        for (index, record) in records.enumerated() {
+            if let device = stored?.device(at: index, matching: record) {
+                DeviceRecord.appendFramedChange(revision: revision, device: device, to: &bytes)
+                if encoding { fresh.append(record, device: device) }
+                reused += 1
                 continue
             }
-            var device: [UInt8] = []
-            record.appendDevice(to: &device)
-            DeviceRecord.appendFramedChange(revision: revision, device: device, to: &bytes)
-            fresh.append((record, device))
+            if !encoding, let stored {
+                for earlier in 0..<index { fresh.append(records[earlier], device: stored.device(at: earlier)) }
+            }
+            encoding = true
+            DeviceRecord.appendFramedChange(revision: revision, device: fresh.appendEncoded(record), to: &bytes)
         }
-        cache.store(fresh)
-        return (bytes, records.count - fresh.count)
+        if encoding { cache.store(fresh) }
+        return (bytes, reused)
     }
 }
