@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Ten HearthSDK clients join a 100,000-device home at once, N times per build, alternating builds; prints the
+# hub's and the clients' CPU from the drivers' registration to the end of the first phase (read from /proc),
+# the clients' first list() and the lone client's list() beside it.
+#
+#   tools/load/join-cpu.sh N DIR [DIR...]    (each DIR holds release builds of hearth-load and hearth-hub)
+#
+# Example: tools/load/join-cpu.sh 3 /tmp/before /tmp/after
+set -euo pipefail
+n=$1; shift
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for _ in $(seq 1 "$n"); do
+  for d in "$@"; do
+    "$d/hearth-load" run --preset building --clients stream=10,batched=0,devices=0,types=0,watch=0 \
+      --rates 100 --seconds 2 --no-stall --join-concurrency 10 --out "$(mktemp -d)" > "$log" 2>&1 &
+    run=$!
+    until grep -q "load.registered" "$log"; do sleep 0.1; done
+    hub=$(pgrep -f "$d/hearth-hub" | head -1)
+    h0=$(cpu "$hub"); c0=$(cpu "$run")
+    until grep -q "load.phase" "$log"; do sleep 0.1; done
+    h1=$(cpu "$hub"); c1=$(cpu "$run")
+    wait "$run"
+    tick=$(getconf CLK_TCK)
+    echo "$(date +%H:%M) $d: hub $(( (h1 - h0) * 1000 / tick )) ms, clients $(( (c1 - c0) * 1000 / tick )) ms of CPU" \
+      "| first list() $(grep -E 'first list' "$log" | sed 's/.*first list() //')" \
+      "| alone $(grep 'one client' "$log" | sed 's/one client alone: //')"
+  done
+done
