@@ -8,6 +8,16 @@ import Testing
 struct SnapshotCacheTests {
     static let devices = SnapshotEncodingTests.devices
 
+    /// A cache while two snapshots are sent (so that it stores), with `devices` encoded into it at revision 1.
+    static func sharing(_ body: (SnapshotCache) -> Void) {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin()
+        cache.begin()
+        defer { cache.end(); cache.end() }
+        _ = WatchStream.encode(devices, revision: 1, cache: cache)
+        body(cache)
+    }
+
     static func expected(_ records: [DeviceRecord], revision: UInt64) -> [UInt8] {
         var out: [UInt8] = []
         for record in records { record.appendFramedChange(revision: revision, to: &out) }
@@ -31,53 +41,44 @@ struct SnapshotCacheTests {
 
     @Test("a device that changed since it was encoded is encoded again, and replaces the entry")
     func changedRecord() {
-        let cache = SnapshotCache(byteLimit: 1 << 20)
-        cache.begin()
-        cache.begin()
-        defer { cache.end(); cache.end() }
-        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes
-        var renamed = Self.devices
-        renamed[0].name = "Hall lamp"
-        var reported = Self.devices
-        reported[0].types[0].traits[0].attributes[0] = .bool(false)
-        for changed in [renamed, reported] {
-            let lookup = cache.lookup(changed)
-            #expect(lookup[0] == nil)
-            #expect(lookup[1] != nil && lookup[2] != nil)
-            #expect(WatchStream.encode(changed, revision: 2, cache: cache).bytes == Self.expected(changed, revision: 2))
-            #expect(cache.lookup(changed)[0] != nil)
+        Self.sharing { cache in
+            var renamed = Self.devices
+            renamed[0].name = "Hall lamp"
+            var reported = Self.devices
+            reported[0].types[0].traits[0].attributes[0] = .bool(false)
+            for changed in [renamed, reported] {
+                let lookup = cache.lookup(changed)
+                #expect(lookup[0] == nil)
+                #expect(lookup[1] != nil && lookup[2] != nil)
+                #expect(WatchStream.encode(changed, revision: 2, cache: cache).bytes == Self.expected(changed, revision: 2))
+                #expect(cache.lookup(changed)[0] != nil)
+            }
+            #expect(cache.lookup(Self.devices)[0] == nil)
         }
-        #expect(cache.lookup(Self.devices)[0] == nil)
     }
 
     @Test("a change in the middle of a block stores the block anew: the devices around it are kept")
     func changedInTheMiddle() {
-        let cache = SnapshotCache(byteLimit: 1 << 20)
-        cache.begin()
-        cache.begin()
-        defer { cache.end(); cache.end() }
-        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache)
-        var changed = Self.devices
-        changed[1].name = "Desk lamp"
-        #expect(cache.lookup(changed).map { $0 != nil } == [true, false, true])
-        let encoded = WatchStream.encode(changed, revision: 2, cache: cache)
-        #expect(encoded.bytes == Self.expected(changed, revision: 2))
-        #expect(encoded.reused == 2)
-        #expect(cache.lookup(changed).allSatisfy { $0 != nil })
-        #expect(cache.usage.devices == Self.devices.count, "replaced, not added to")
+        Self.sharing { cache in
+            var changed = Self.devices
+            changed[1].name = "Desk lamp"
+            #expect(cache.lookup(changed).map { $0 != nil } == [true, false, true])
+            let encoded = WatchStream.encode(changed, revision: 2, cache: cache)
+            #expect(encoded.bytes == Self.expected(changed, revision: 2))
+            #expect(encoded.reused == 2)
+            #expect(cache.lookup(changed).allSatisfy { $0 != nil })
+            #expect(cache.usage.devices == Self.devices.count, "replaced, not added to")
+        }
     }
 
     @Test("a block seen through another filter (a device left out) is copied where it lines up, encoded where not")
     func otherMembership() {
-        let cache = SnapshotCache(byteLimit: 1 << 20)
-        cache.begin()
-        cache.begin()
-        defer { cache.end(); cache.end() }
-        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache)
-        let filtered = [Self.devices[0], Self.devices[2]]
-        let encoded = WatchStream.encode(filtered, revision: 3, cache: cache)
-        #expect(encoded.bytes == Self.expected(filtered, revision: 3))
-        #expect(encoded.reused == 1)
+        Self.sharing { cache in
+            let filtered = [Self.devices[0], Self.devices[2]]
+            let encoded = WatchStream.encode(filtered, revision: 3, cache: cache)
+            #expect(encoded.bytes == Self.expected(filtered, revision: 3))
+            #expect(encoded.reused == 1)
+        }
     }
 
     @Test("the last snapshot to end empties the cache; nothing is stored while fewer than two are sent")
