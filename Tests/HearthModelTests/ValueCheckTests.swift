@@ -75,6 +75,18 @@ struct ValueCheckTests {
         #expect(refused > 0 && refused < cases, "the damaged bytes include both verdicts")
     }
 
+    @Test("a field key padded past five bytes is refused by the reader and the check, as swift-protobuf refuses it")
+    func overlongKey() {
+        // Found by FuzzValueValidator (2026-11-29): field 101,455,913 as a fixed32, its key in six bytes.
+        let bytes: [UInt8] = [205, 130, 131, 131, 131, 0, 0, 0, 0, 131]
+        #expect((try? Hearth_V1_Value(serializedBytes: bytes)) == nil)
+        #expect(Self.verdicts(bytes) == (read: false, checked: false))
+        // The same field with its key in five bytes is an unknown field both skip.
+        let canonical: [UInt8] = [205, 130, 131, 131, 3, 0, 0, 0, 131]
+        #expect((try? Hearth_V1_Value(serializedBytes: canonical)) != nil)
+        #expect(Self.verdicts(canonical) == (read: true, checked: true))
+    }
+
     @Test("an attribute's id comes back; a value given twice, or invalid UTF-8, is refused as the reader refuses it")
     func idAndValue() throws {
         var attribute = Hearth_V1_Attribute()

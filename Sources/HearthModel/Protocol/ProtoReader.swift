@@ -30,9 +30,12 @@ package struct ProtoReader {
     /// The next field's number and wire type, or nil at the end.
     package mutating func nextField() throws(Unsupported) -> (number: UInt64, wireType: UInt8)? {
         guard position < end else { return nil }
+        let start = position
         let key = try varint()
-        // Field numbers run from 1 to 2^29 - 1 (a key fits 32 bits); swift-protobuf refuses others.
-        guard key >> 3 != 0, key <= UInt64(UInt32.max) else { throw Unsupported() }
+        // Field numbers run from 1 to 2^29 - 1 (a key fits 32 bits); swift-protobuf refuses others. A key
+        // written in more than five bytes (padded with continuation bytes) is refused too: protobuf decoders
+        // disagree about it (the fuzzer found one that swift-protobuf refuses), so it is left to them.
+        guard key >> 3 != 0, key <= UInt64(UInt32.max), position - start <= 5 else { throw Unsupported() }
         return (key >> 3, UInt8(key & 7))
     }
 
