@@ -39,8 +39,11 @@ final class SnapshotCache: Sendable {
         }
 
         func device(at index: Int) -> ArraySlice<UInt8> {
-            bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+            bytes[end(ofFirst: index)..<ends[index]]
         }
+
+        /// Where the first `count` devices' messages end in `bytes`.
+        private func end(ofFirst count: Int) -> Int { count == 0 ? 0 : ends[count - 1] }
 
         mutating func append(_ record: DeviceRecord, device: ArraySlice<UInt8>) {
             records.append(record)
@@ -62,14 +65,15 @@ final class SnapshotCache: Sendable {
 
         /// What its first `count` devices count against the limit.
         func cost(ofFirst count: Int) -> Int {
-            (count == 0 ? 0 : ends[count - 1]) + count * SnapshotCache.entryOverhead
+            end(ofFirst: count) + count * SnapshotCache.entryOverhead
         }
 
         /// The first `count` devices.
         func prefix(_ count: Int) -> Block {
             guard count < records.count else { return self }
-            let end = count == 0 ? 0 : ends[count - 1]
-            return Block(records: Array(records.prefix(count)), bytes: Array(bytes.prefix(end)), ends: Array(ends.prefix(count)))
+            return Block(
+                records: Array(records.prefix(count)), bytes: Array(bytes.prefix(end(ofFirst: count))),
+                ends: Array(ends.prefix(count)))
         }
     }
 

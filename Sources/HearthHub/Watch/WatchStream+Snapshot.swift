@@ -99,25 +99,23 @@ extension WatchStream {
             return (bytes, 0)
         }
         let stored = cache.block(startingAt: first.id)
-        // The block as this snapshot sends it, to be stored: built from the first device that must be encoded
-        // (copying those before it), so a block found whole costs no copy.
+        // The block as this snapshot sends it, to be stored: started at the first device that must be encoded
+        // (copying those before it), so a block found whole costs no copy and stays empty.
         var fresh = SnapshotCache.Block()
-        var encoding = false
         var reused = 0
         for (index, record) in records.enumerated() {
             if let device = stored?.device(at: index, matching: record) {
                 DeviceRecord.appendFramedChange(revision: revision, device: device, to: &bytes)
-                if encoding { fresh.append(record, device: device) }
+                if !fresh.records.isEmpty { fresh.append(record, device: device) }
                 reused += 1
                 continue
             }
-            if !encoding, let stored {
+            if fresh.records.isEmpty, let stored {
                 for earlier in 0..<index { fresh.append(records[earlier], device: stored.device(at: earlier)) }
             }
-            encoding = true
             DeviceRecord.appendFramedChange(revision: revision, device: fresh.appendEncoded(record), to: &bytes)
         }
-        if encoding { cache.store(fresh) }
+        cache.store(fresh)  // nothing when it stayed empty
         return (bytes, reused)
     }
 }
