@@ -2,12 +2,13 @@ import HearthModel
 import HearthProto
 import SwiftProtobuf
 
-/// A device as the cache holds it: the message's fields, with each trait's attributes kept as the hub
-/// encoded them (``CompactTrait``) instead of as a tree of `Attribute` and `Value` messages.
+/// A device as the cache holds it: the message's fields, with its types and traits in one buffer
+/// (``CompactTypes``) and each trait's attributes kept as the hub encoded them instead of as a tree of
+/// `Attribute` and `Value` messages.
 ///
 /// A `Hearth_V1_Value` is a heap box per attribute; a listed light held about 35 of them, most of its
-/// 3.4 KB. Kept encoded, a trait costs one byte array, a trait change is a byte copy, and the values are
-/// read only when a view asks for a typed device.
+/// 3.4 KB. Kept encoded, a trait change is a byte copy, and the values are read only when a view asks for a
+/// typed device.
 struct CompactDevice: Sendable {
     var id = ""
     var driverID = ""
@@ -15,7 +16,7 @@ struct CompactDevice: Sendable {
     var roomID = ""
     var name = ""
     var isMatterDevice = false
-    var types: [CompactType] = []
+    var types = CompactTypes()
     var connectivity = Hearth_V1_ConnectivityState.unknown
     var locality = Hearth_V1_DataSourceLocality.unspecified
     var revision: UInt64 = 0
@@ -24,7 +25,7 @@ struct CompactDevice: Sendable {
     init(_ proto: Hearth_V1_Device) {
         (id, driverID, structureID, roomID, name) = (proto.id, proto.driverID, proto.structureID, proto.roomID, proto.name)
         isMatterDevice = proto.isMatterDevice
-        types = proto.types.map(CompactType.init)
+        types = CompactTypes(proto.types.map(CompactType.init))
         (connectivity, locality, revision) = (proto.connectivity, proto.locality, proto.revision)
     }
 
@@ -34,28 +35,23 @@ struct CompactDevice: Sendable {
     func sameIgnoringRevisions(_ other: CompactDevice) -> Bool {
         id == other.id && driverID == other.driverID && structureID == other.structureID && roomID == other.roomID
             && name == other.name && isMatterDevice == other.isMatterDevice && connectivity == other.connectivity
-            && locality == other.locality && types.count == other.types.count
-            && zip(types, other.types).allSatisfy { a, b in
-                a.endpoint == b.endpoint && a.deviceTypeID == b.deviceTypeID && a.primary == b.primary
-                    && a.traits.count == b.traits.count
-                    && zip(a.traits, b.traits).allSatisfy { $0.sameIgnoringRevision($1) }
-            }
+            && locality == other.locality && types.sameIgnoringRevisions(other.types)
     }
 
     /// The device's connectivity and locality aggregated from its traits (after a trait change).
     mutating func refreshConnectivity() {
         var aggregate = SourceConnectivity.Aggregate()
-        for type in types {
-            for trait in type.traits {
-                aggregate.add(ConnectivityState(proto: trait.connectivity), DataSourceLocality(proto: trait.locality))
-            }
+        types.forEachTrait { trait in
+            aggregate.add(
+                ConnectivityState(proto: Hearth_V1_ConnectivityState(rawValue: Int(trait.connectivityNumber)) ?? .unknown),
+                DataSourceLocality(proto: Hearth_V1_DataSourceLocality(rawValue: Int(trait.localityNumber)) ?? .unspecified))
         }
         connectivity = aggregate.result.connectivityState.proto
         locality = aggregate.result.dataSourceLocality.proto
     }
 }
 
-/// One device type of a cached device.
+/// One device type of a cached device, as a value of its own (``CompactTypes`` holds them in the cache).
 struct CompactType: Sendable, Equatable {
     var endpoint: UInt32 = 0
     var deviceTypeID: UInt32 = 0
@@ -70,16 +66,17 @@ struct CompactType: Sendable, Equatable {
     init() {}
 }
 
-/// One trait of a cached device, its attributes encoded.
+/// One trait of a cached device, its attributes encoded: a trait change as it arrives, or a trait of the
+/// cache as a value of its own.
 struct CompactTrait: Sendable, Equatable {
     var traitID: UInt32 = 0
     // The two enums as protobuf reads them, 32-bit numbers, placed beside 32-bit fields: a generated enum
-    // takes 9 bytes and pads to 16, and a listed light holds four traits (56 bytes a trait, 32 this way).
-    private var connectivityNumber: Int32 = 0
+    // takes 9 bytes and pads to 16 (56 bytes a trait, 32 this way; a watch response holds one per change).
+    private(set) var connectivityNumber: Int32 = 0
     /// The attributes as a `TraitState`'s field 2 entries (key, length, `Attribute` body, for each), in the
     /// hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
     var attributes: [UInt8] = []
-    private var localityNumber: Int32 = 0
+    private(set) var localityNumber: Int32 = 0
     var confirmed = false
     var revision: UInt64 = 0
 
@@ -91,6 +88,29 @@ struct CompactTrait: Sendable, Equatable {
     var locality: Hearth_V1_DataSourceLocality {
         get { Hearth_V1_DataSourceLocality(rawValue: Int(localityNumber)) ?? .unspecified }
         set { localityNumber = Int32(truncatingIfNeeded: newValue.rawValue) }
+    }
+
+    /// Its own fields (all but the attributes).
+    struct Fields {
+        var traitID: UInt32 = 0
+        var revision: UInt64 = 0
+        var connectivityNumber: Int32 = 0
+        var localityNumber: Int32 = 0
+        var confirmed = false
+    }
+
+    var fields: Fields {
+        Fields(
+            traitID: traitID, revision: revision, connectivityNumber: connectivityNumber, localityNumber: localityNumber,
+            confirmed: confirmed)
+    }
+
+    init(
+        traitID: UInt32, attributes: [UInt8], connectivityNumber: Int32, localityNumber: Int32, confirmed: Bool,
+        revision: UInt64
+    ) {
+        (self.traitID, self.attributes, self.connectivityNumber) = (traitID, attributes, connectivityNumber)
+        (self.localityNumber, self.confirmed, self.revision) = (localityNumber, confirmed, revision)
     }
 
     init(_ proto: Hearth_V1_TraitState) {
@@ -109,7 +129,10 @@ struct CompactTrait: Sendable, Equatable {
     }
 
     /// Each attribute's id and encoded `Attribute` body, in order.
-    func encodedAttributes() -> [(id: UInt32, body: ArraySlice<UInt8>)] {
+    func encodedAttributes() -> [(id: UInt32, body: ArraySlice<UInt8>)] { Self.encodedAttributes(attributes[...]) }
+
+    /// Each attribute's id and encoded `Attribute` body in `attributes` (field 2 entries), in order.
+    static func encodedAttributes(_ attributes: ArraySlice<UInt8>) -> [(id: UInt32, body: ArraySlice<UInt8>)] {
         attributes.withUnsafeBytes { raw in
             var out: [(id: UInt32, body: ArraySlice<UInt8>)] = []
             var reader = ProtoReader(raw)
@@ -117,29 +140,34 @@ struct CompactTrait: Sendable, Equatable {
             while let (number, wireType) = try? reader.nextField(), number == 2,
                 let body = try? reader.delimited(wireType: wireType)
             {
-                let start = body.baseAddress.map { $0 - raw.baseAddress! } ?? 0
-                out.append((Self.attributeID(body), attributes[start..<start + body.count]))
+                let start = attributes.startIndex + (body.baseAddress.map { $0 - raw.baseAddress! } ?? 0)
+                out.append((attributeID(body), attributes[start..<start + body.count]))
             }
             return out
         }
     }
 
     /// The attributes' values by id (a later duplicate wins, as in a dictionary built from the message).
-    func values() -> [AttributeID: Value] {
+    func values() -> [AttributeID: Value] { Self.values(attributes[...]) }
+
+    /// The values of `attributes` (field 2 entries) by id.
+    static func values(_ attributes: ArraySlice<UInt8>) -> [AttributeID: Value] {
         var out: [AttributeID: Value] = [:]
-        for (id, body) in encodedAttributes() { out[AttributeID(id)] = Self.value(body) }
+        for (id, body) in encodedAttributes(attributes) { out[AttributeID(id)] = value(body) }
         return out
     }
 
     /// Replaces the attributes with `update`'s when it carries the whole trait (every attribute held, in
     /// the same order, as the hub sends it); otherwise merges attribute by attribute.
     mutating func merge(attributesOf update: CompactTrait) {
-        if isCovered(by: update) {
-            attributes = update.attributes
-            return
-        }
-        var merged = encodedAttributes()
-        for attribute in update.encodedAttributes() {
+        let covered = update.attributes.withUnsafeBytes { new in attributes.withUnsafeBytes { Self.covers(new, $0) } }
+        attributes = covered ? update.attributes : Self.merged(attributes, with: update.attributes)
+    }
+
+    /// `old`'s attributes with `new`'s in place of those with the same ids, and `new`'s others after them.
+    static func merged(_ old: [UInt8], with new: [UInt8]) -> [UInt8] {
+        var merged = encodedAttributes(old[...])
+        for attribute in encodedAttributes(new[...]) {
             if let index = merged.firstIndex(where: { $0.id == attribute.id }) {
                 merged[index] = attribute
             } else {
@@ -151,21 +179,17 @@ struct CompactTrait: Sendable, Equatable {
             ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &bytes)
             bytes.append(contentsOf: body)
         }
-        attributes = bytes
+        return bytes
     }
 
-    /// Whether `update` holds at least as many attributes as this, the first ones with the same ids in the
+    /// Whether `new` holds at least as many attributes as `old`, the first ones with the same ids in the
     /// same order (read in step, allocating nothing: this is every trait report's path).
-    private func isCovered(by update: CompactTrait) -> Bool {
-        attributes.withUnsafeBytes { old in
-            update.attributes.withUnsafeBytes { new in
-                var (a, b) = (ProtoReader(old), ProtoReader(new))
-                while let x = Self.nextAttributeID(&a) {
-                    guard let y = Self.nextAttributeID(&b), x == y else { return false }
-                }
-                return a.isAtEnd
-            }
+    static func covers(_ new: UnsafeRawBufferPointer, _ old: UnsafeRawBufferPointer) -> Bool {
+        var (a, b) = (ProtoReader(old), ProtoReader(new))
+        while let x = nextAttributeID(&a) {
+            guard let y = nextAttributeID(&b), x == y else { return false }
         }
+        return a.isAtEnd
     }
 
     /// The next attribute's id, or nil at the end (or at bytes that are not an attribute).

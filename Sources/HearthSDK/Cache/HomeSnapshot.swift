@@ -122,21 +122,7 @@ struct HomeSnapshot: Sendable {
     private mutating func applyTrait(deviceID: String, endpoint: UInt32, state: CompactTrait, revision: UInt64) {
         guard let entry = devices[deviceID] else { return }
         let changed = entry.update(sequence: sequence + 1) { device in
-            guard let type = device.types.firstIndex(where: { $0.endpoint == endpoint }),
-                let trait = device.types[type].traits.firstIndex(where: { $0.traitID == state.traitID })
-            else { return false }
-            let old = device.types[type].traits[trait]
-            var merged = old
-            merged.merge(attributesOf: state)
-            merged.confirmed = state.confirmed
-            merged.revision = state.revision
-            let placement = merged.connectivity != state.connectivity || merged.locality != state.locality
-            merged.connectivity = state.connectivity
-            merged.locality = state.locality
-            // A new revision is a change (checked first: comparing every attribute only to find the revision
-            // differs cost a deep compare per report); the same revision again is one only if it differs.
-            guard merged.revision != old.revision || merged != old else { return false }
-            device.types[type].traits[trait] = merged
+            guard case .changed(let placement) = device.types.update(endpoint: endpoint, with: state) else { return false }
             device.revision = max(device.revision, revision, state.revision)
             if placement { device.refreshConnectivity() }  // the aggregate can only move when a trait's did
             return true

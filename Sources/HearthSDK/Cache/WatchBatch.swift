@@ -58,9 +58,10 @@ struct WatchBatch: Sendable {
     /// Reads a `WatchResponse` message body.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
+        var types = CompactTypes.Builder()  // one buffer for every device of the response
         while let (number, wireType) = try reader.nextField() {
             switch number {
-            case 1: changes.append(try Self.change(reader.delimited(wireType: wireType)))
+            case 1: changes.append(try Self.change(reader.delimited(wireType: wireType), types: &types))
             case 2: revision = try reader.varint(wireType: wireType)
             case 3: synced = try reader.varint(wireType: wireType) != 0
             case 4:
@@ -75,7 +76,9 @@ struct WatchBatch: Sendable {
     }
 
     /// One `Change` body. A change holding more than one member of its oneof is left to swift-protobuf.
-    private static func change(_ bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> (UInt64, Change) {
+    private static func change(
+        _ bytes: UnsafeRawBufferPointer, types: inout CompactTypes.Builder
+    ) throws(ProtoReader.Unsupported) -> (UInt64, Change) {
         var reader = ProtoReader(bytes)
         var revision: UInt64 = 0
         var member: (number: UInt64, body: UnsafeRawBufferPointer)?
@@ -90,7 +93,7 @@ struct WatchBatch: Sendable {
             }
         }
         switch member?.number {
-        case 6: return (revision, .device(try CompactDevice(protoBytes: member!.body)))
+        case 6: return (revision, .device(try CompactDevice(protoBytes: member!.body, types: &types)))
         case 8:
             let (deviceID, endpoint, state) = try traitChange(member!.body)
             return (revision, .trait(deviceID: deviceID, endpoint: endpoint, state: state))
@@ -126,27 +129,19 @@ struct WatchBatch: Sendable {
 }
 
 extension CompactDevice {
-    /// Reads a `Device` message body.
-    init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var types: [CompactType] = []
+    /// Reads a `Device` message body, its types written by `types` (reset first) and copied out.
+    init(protoBytes bytes: UnsafeRawBufferPointer, types: inout CompactTypes.Builder) throws(ProtoReader.Unsupported) {
+        types.reset()
         let fields = try DeviceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
-            types.append(try CompactType(protoBytes: body))
+            let start = types.beginType()
+            let type = try DeviceTypeInstanceProtoFields(protoBytes: body) { trait throws(ProtoReader.Unsupported) in
+                try types.appendTrait(protoBytes: trait)
+            }
+            types.endType(start, endpoint: type.endpoint, deviceTypeID: type.deviceTypeID, primary: type.primary)
         }
         (id, driverID, structureID, roomID, name) = (fields.id, fields.driverID, fields.structureID, fields.roomID, fields.name)
         (isMatterDevice, connectivity, locality, revision) = (fields.isMatterDevice, fields.connectivity, fields.locality, fields.revision)
-        self.types = types
-    }
-}
-
-extension CompactType {
-    /// Reads a `DeviceTypeInstance` message body.
-    init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var traits: [CompactTrait] = []
-        let fields = try DeviceTypeInstanceProtoFields(protoBytes: bytes) { body throws(ProtoReader.Unsupported) in
-            traits.append(try CompactTrait(protoBytes: body))
-        }
-        (endpoint, deviceTypeID, primary) = (fields.endpoint, fields.deviceTypeID, fields.primary)
-        self.traits = traits
+        self.types = types.finished()
     }
 }
 
@@ -154,19 +149,35 @@ extension CompactTrait {
     /// Reads a `TraitState` message body; each attribute is checked once (so that one the reader cannot take
     /// sends the response to swift-protobuf) and kept encoded.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
-        var reader = ProtoReader(bytes)
+        var attributes: [UInt8] = []
         // The attributes take nearly all of the state: one allocation, not one per growth.
         attributes.reserveCapacity(bytes.count)
+        let fields = try Fields(protoBytes: bytes) { body in
+            ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &attributes)
+            attributes.append(contentsOf: body)
+        }
+        self.init(
+            traitID: fields.traitID, attributes: attributes, connectivityNumber: fields.connectivityNumber,
+            localityNumber: fields.localityNumber, confirmed: fields.confirmed, revision: fields.revision)
+    }
+}
+
+extension CompactTrait.Fields {
+    /// Reads a `TraitState` message body's own fields, handing each attribute's body, checked, to
+    /// `attribute` in order.
+    init(
+        protoBytes bytes: UnsafeRawBufferPointer, attribute: (UnsafeRawBufferPointer) -> Void
+    ) throws(ProtoReader.Unsupported) {
+        var reader = ProtoReader(bytes)
         while let (number, wireType) = try reader.nextField() {
             switch number {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
                 let body = try reader.delimited(wireType: wireType)
                 try Value.checkIDAndValue(body)
-                ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &attributes)
-                attributes.append(contentsOf: body)
-            case 3: connectivity = try reader.connectivity(wireType: wireType)
-            case 4: locality = try reader.locality(wireType: wireType)
+                attribute(body)
+            case 3: connectivityNumber = Int32(truncatingIfNeeded: try reader.connectivity(wireType: wireType).rawValue)
+            case 4: localityNumber = Int32(truncatingIfNeeded: try reader.locality(wireType: wireType).rawValue)
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
             case 6: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)

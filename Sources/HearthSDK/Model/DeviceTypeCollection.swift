@@ -20,7 +20,7 @@ public struct DeviceTypeCollection: Sendable, Hashable {
         public let traits: TraitCollection
     }
 
-    let types: [CompactType]
+    let types: CompactTypes
     let deviceID: String
     let home: Home
 
@@ -32,15 +32,16 @@ public struct DeviceTypeCollection: Sendable, Hashable {
 
     /// Every device type of the device, in the hub's order (built on each call: keep the value when it is
     /// read often).
-    public var instances: [Instance] { types.map(instance) }
+    public var instances: [Instance] { types.types.map { instance(types.compactType($0)) } }
 
     /// The device type `T`, or nil when the device lacks it (the primary instance first when there are
     /// several).
     public subscript<T: DeviceType>(_ type: T.Type) -> T? {
         let id = T.deviceTypeID.rawValue
-        guard let found = types.first(where: { $0.deviceTypeID == id && $0.primary }) ?? types.first(where: { $0.deviceTypeID == id })
+        let all = types.types
+        guard let found = all.first(where: { $0.deviceTypeID == id && $0.primary }) ?? all.first(where: { $0.deviceTypeID == id })
         else { return nil }
-        return T(traits: instance(found).traits, isPrimaryType: found.primary)
+        return T(traits: instance(types.compactType(found)).traits, isPrimaryType: found.primary)
     }
 
     /// The data of trait `id` on the first of the device's types that carries it (in the hub's order), or nil
@@ -48,16 +49,16 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     /// no typed device type) of many devices does not pay for every trait of every type, as ``instances``
     /// would.
     public func traitData(_ id: TraitID) -> TraitData? {
-        for type in types {
+        for type in types.types {
             // The last of a trait given twice in one type, as `instances` keeps it.
-            guard let trait = type.traits.last(where: { $0.traitID == id.rawValue }) else { continue }
-            return Self.data(trait)
+            guard let trait = types.traits(of: type).last(where: { $0.traitID == id.rawValue }) else { continue }
+            return Self.data(types.compactTrait(trait))
         }
         return nil
     }
 
     /// The ids of the device types present.
-    public var deviceTypeIDs: [DeviceTypeID] { types.map { DeviceTypeID($0.deviceTypeID) } }
+    public var deviceTypeIDs: [DeviceTypeID] { types.types.map { DeviceTypeID($0.deviceTypeID) } }
 
     /// One type with its traits converted and bound to the hub.
     private func instance(_ type: CompactType) -> Instance {
@@ -83,33 +84,29 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     /// `confirmed` flag and the order of attributes within a trait are left out, as the typed values leave
     /// them out.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.types.count == rhs.types.count else { return false }
-        return zip(lhs.types, rhs.types).allSatisfy { a, b in
-            a.endpoint == b.endpoint && a.deviceTypeID == b.deviceTypeID && a.primary == b.primary
-                && a.traits.count == b.traits.count
-                && zip(a.traits, b.traits).allSatisfy(Self.sameValues)
-        }
+        let (a, b) = (lhs.types.bytes, rhs.types.bytes)
+        return a == b
+            || CompactTypes.zipTraits(lhs.types, rhs.types) { x, y in
+                guard x.traitID == y.traitID, x.connectivityNumber == y.connectivityNumber, x.localityNumber == y.localityNumber
+                else { return false }
+                // The same attributes, perhaps in another order (or encoded otherwise).
+                return a[x.attributes] == b[y.attributes] || CompactTrait.values(a[x.attributes]) == CompactTrait.values(b[y.attributes])
+            }
     }
 
     public func hash(into hasher: inout Hasher) {
-        for type in types {
+        for type in types.types {
             hasher.combine(type.endpoint)
             hasher.combine(type.deviceTypeID)
             hasher.combine(type.primary)
-            for trait in type.traits {
+            for trait in types.traits(of: type) {
                 hasher.combine(trait.traitID)
-                hasher.combine(trait.connectivity)
-                hasher.combine(trait.locality)
+                hasher.combine(trait.connectivityNumber)
+                hasher.combine(trait.localityNumber)
                 // Order-insensitive, as == is.
-                hasher.combine(trait.values().reduce(0) { $0 &+ $1.key.hashValue &* 31 &+ $1.value.hashValue })
+                let values = CompactTrait.values(types.bytes[trait.attributes])
+                hasher.combine(values.reduce(0) { $0 &+ $1.key.hashValue &* 31 &+ $1.value.hashValue })
             }
         }
-    }
-
-    private static func sameValues(_ a: CompactTrait, _ b: CompactTrait) -> Bool {
-        guard a.traitID == b.traitID, a.connectivity == b.connectivity, a.locality == b.locality else { return false }
-        if a.attributes == b.attributes { return true }
-        // The same attributes in another order (or encoded otherwise).
-        return a.values() == b.values()
     }
 }

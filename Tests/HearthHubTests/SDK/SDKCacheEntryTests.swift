@@ -67,7 +67,7 @@ struct SDKCacheEntryTests {
         let next = Self.update(old, [("a", 7, 2)])
         #expect(next.devices["a"] === entry, "the same entry, not a new version")
         #expect(next.delta.devices == ["a"] && next.sequence == 2)
-        let trait = try #require(entry.value.types.first?.traits.first)
+        let trait = try #require(entry.value.types.all.first?.traits.first)
         #expect(trait.values()[AttributeID(0)] == .uint(7) && trait.revision == 2)
         #expect(entry.stamp.version == 1 && entry.stamp.sequence == 2)
         // The same state again at the same revision changes nothing.

@@ -82,8 +82,8 @@ struct SDKWatchDecodingTests {
     static func same(_ a: CompactDevice, _ b: CompactDevice) -> Bool {
         (a.id, a.driverID, a.structureID, a.roomID, a.name) == (b.id, b.driverID, b.structureID, b.roomID, b.name)
             && a.isMatterDevice == b.isMatterDevice && a.connectivity == b.connectivity && a.locality == b.locality
-            && a.revision == b.revision && a.types.count == b.types.count
-            && zip(a.types, b.types).allSatisfy { x, y in
+            && a.revision == b.revision && a.types.all.count == b.types.all.count
+            && zip(a.types.all, b.types.all).allSatisfy { x, y in
                 (x.endpoint, x.deviceTypeID, x.primary) == (y.endpoint, y.deviceTypeID, y.primary)
                     && x.traits.count == y.traits.count && zip(x.traits, y.traits).allSatisfy(same)
             }
@@ -124,7 +124,7 @@ struct SDKWatchDecodingTests {
         }
         // The values are those of the message, one of every kind.
         let expected = Dictionary(uniqueKeysWithValues: Self.values.enumerated().map { (AttributeID(UInt32($0 * 3)), $1) })
-        #expect(device.types[0].traits[0].values() == expected)
+        #expect(device.types.all[0].traits[0].values() == expected)
         // A device converted from swift-protobuf's message holds the same bytes.
         #expect(device.types == CompactDevice(Self.response.changes[2].device).types)
         // And the codec the SDK calls with reads it so.
