@@ -15,7 +15,8 @@ package struct ProtoReader {
         package init() {}
     }
 
-    private var position: UnsafeRawPointer
+    /// Where the next read starts.
+    package private(set) var position: UnsafeRawPointer
     private let end: UnsafeRawPointer
 
     /// Reads `bytes`, which must outlive the reader.

@@ -30,14 +30,11 @@ extension CompactTypes {
         }
 
         /// Adds a `TraitState` body to the type being written: each attribute checked (throwing, so that the
-        /// response goes to swift-protobuf, where the reader cannot take it) and copied as it is.
+        /// response goes to swift-protobuf, where the reader cannot take it) and copied as it stands.
         mutating func appendTrait(protoBytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
             let start = bytes.count
             bytes.append(contentsOf: repeatElement(0, count: CompactTypes.traitHeader))
-            let fields = try CompactTrait.Fields(protoBytes: protoBytes) { body in
-                ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &bytes)
-                bytes.append(contentsOf: body)
-            }
+            let fields = try CompactTrait.Fields(protoBytes: protoBytes) { bytes.append(contentsOf: $0) }
             bytes.withUnsafeMutableBytes { CompactTypes.writeTraitHeader(fields, at: start, attributes: $0.count - start - CompactTypes.traitHeader, to: $0) }
         }
 

@@ -152,10 +152,7 @@ extension CompactTrait {
         var attributes: [UInt8] = []
         // The attributes take nearly all of the state: one allocation, not one per growth.
         attributes.reserveCapacity(bytes.count)
-        let fields = try Fields(protoBytes: bytes) { body in
-            ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &attributes)
-            attributes.append(contentsOf: body)
-        }
+        let fields = try Fields(protoBytes: bytes) { attributes.append(contentsOf: $0) }
         self.init(
             traitID: fields.traitID, attributes: attributes, connectivityNumber: fields.connectivityNumber,
             localityNumber: fields.localityNumber, confirmed: fields.confirmed, revision: fields.revision)
@@ -163,19 +160,21 @@ extension CompactTrait {
 }
 
 extension CompactTrait.Fields {
-    /// Reads a `TraitState` message body's own fields, handing each attribute's body, checked, to
-    /// `attribute` in order.
+    /// Reads a `TraitState` message body's own fields, handing each attribute, checked, to `attribute` in
+    /// order: the whole field 2 entry (key, length and `Attribute` body) as it stands in `bytes`, to be kept
+    /// as it is (one copy, not a header written and a body copied).
     init(
         protoBytes bytes: UnsafeRawBufferPointer, attribute: (UnsafeRawBufferPointer) -> Void
     ) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
-        while let (number, wireType) = try reader.nextField() {
+        while true {
+            let start = reader.position
+            guard let (number, wireType) = try reader.nextField() else { break }
             switch number {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
-                let body = try reader.delimited(wireType: wireType)
-                try Value.checkIDAndValue(body)
-                attribute(body)
+                try Value.checkIDAndValue(reader.delimited(wireType: wireType))
+                attribute(UnsafeRawBufferPointer(start: start, count: reader.position - start))
             case 3: connectivityNumber = Int32(truncatingIfNeeded: try reader.connectivity(wireType: wireType).rawValue)
             case 4: localityNumber = Int32(truncatingIfNeeded: try reader.locality(wireType: wireType).rawValue)
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
