@@ -128,6 +128,24 @@ struct CompactTypes: Sendable, Equatable {
         }
     }
 
+    /// Trait `traitID` of the first type that has it, the last of the type's traits with that id (as a
+    /// dictionary built from the type's traits in order keeps it); read without building any array.
+    func firstTypesLastTrait(_ traitID: UInt32) -> TraitSlot? {
+        var start = 0
+        while start < bytes.count {
+            let type = type(at: start)
+            var (position, found) = (type.traits.lowerBound, TraitSlot?.none)
+            while position < type.traits.upperBound {
+                let slot = trait(at: position)
+                if slot.traitID == traitID { found = slot }
+                position = slot.attributes.upperBound
+            }
+            if let found { return found }
+            start = type.traits.upperBound
+        }
+        return nil
+    }
+
     /// A trait as a value of its own (its attributes copied).
     func compactTrait(_ slot: TraitSlot) -> CompactTrait {
         CompactTrait(

@@ -49,12 +49,12 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     /// no typed device type) of many devices does not pay for every trait of every type, as ``instances``
     /// would.
     public func traitData(_ id: TraitID) -> TraitData? {
-        for type in types.types {
-            // The last of a trait given twice in one type, as `instances` keeps it.
-            guard let trait = types.traits(of: type).last(where: { $0.traitID == id.rawValue }) else { continue }
-            return Self.data(types.compactTrait(trait))
-        }
-        return nil
+        // Read in the buffer, nothing copied: a load client reads its probe trait this way for every device
+        // delivered.
+        guard let trait = types.firstTypesLastTrait(id.rawValue) else { return nil }
+        return Self.data(
+            values: CompactTrait.values(types.bytes[trait.attributes]), connectivity: trait.connectivityNumber,
+            locality: trait.localityNumber)
     }
 
     /// The ids of the device types present.
@@ -72,12 +72,16 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     }
 
     private static func data(_ trait: CompactTrait) -> TraitData {
+        data(values: trait.values(), connectivity: trait.connectivityNumber, locality: trait.localityNumber)
+    }
+
+    private static func data(values: [AttributeID: Value], connectivity: Int32, locality: Int32) -> TraitData {
         TraitData(
-            attributes: trait.values(),
+            attributes: values,
             metadata: TraitMetadata(
                 sourceConnectivity: SourceConnectivity(
-                    connectivityState: ConnectivityState(proto: trait.connectivity),
-                    dataSourceLocality: DataSourceLocality(proto: trait.locality))))
+                    connectivityState: ConnectivityState(proto: .init(rawValue: Int(connectivity)) ?? .unknown),
+                    dataSourceLocality: DataSourceLocality(proto: .init(rawValue: Int(locality)) ?? .unspecified))))
     }
 
     /// Equal when the types, their traits' values and connectivity are: the hub's revisions, the

@@ -40,6 +40,16 @@ struct SDKCompactTypesTests {
         #expect(CompactTypes().all.isEmpty && CompactTypes([]).bytes.isEmpty)
     }
 
+    @Test("a trait is found in the first type that has it, the last of that type's traits with its id")
+    func lookup() throws {
+        let compact = CompactTypes(Self.types)
+        let eight = try #require(compact.firstTypesLastTrait(8))
+        #expect(compact.compactTrait(eight) == Self.types[0].traits[1])
+        #expect(compact.firstTypesLastTrait(77) == nil && CompactTypes().firstTypesLastTrait(8) == nil)
+        let twice = CompactTypes([Self.type(3, 1, primary: true, [Self.trait(6, [.uint(1)], revision: 1), Self.trait(6, [.uint(2)], revision: 2)])])
+        #expect(try twice.compactTrait(#require(twice.firstTypesLastTrait(6))).revision == 2)
+    }
+
     @Test("a change of the same length is written in place; one of another length is spliced, and what follows still reads")
     func update() {
         var compact = CompactTypes(Self.types)
