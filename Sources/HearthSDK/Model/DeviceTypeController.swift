@@ -8,14 +8,14 @@ import Synchronization
 /// The device types of one device, each an endpoint with its traits, bound to the hub so that trait commands
 /// and writes reach the device.
 public struct DeviceTypeController: Sendable, Hashable {
-    let deviceID: String
+    // The collection alone: it holds the device's id and the home too, and each copy kept here was a retain
+    // per `HomeDevice` made (a `list()` makes one per device).
     let collection: DeviceTypeCollection
-    let home: Home
+    var deviceID: String { collection.deviceID }
+    var home: Home { collection.home }
 
     init(device: CompactDevice, home: Home) {
-        deviceID = device.id
         collection = DeviceTypeCollection(device: device, home: home)
-        self.home = home
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.collection == rhs.collection }
