@@ -88,7 +88,10 @@ extension CompactTypes {
         if attributes.count == old.count {
             bytes.withUnsafeMutableBytes { raw in
                 CompactTypes.writeTraitHeader(fields, at: slot.start, attributes: attributes.count, to: raw)
-                attributes.withUnsafeBytes { raw.baseAddress!.advanced(by: old.lowerBound).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                attributes.withUnsafeBytes { new in
+                    guard let source = new.baseAddress, !new.isEmpty else { return }
+                    raw.baseAddress!.advanced(by: old.lowerBound).copyMemory(from: source, byteCount: new.count)
+                }
             }
         } else {
             bytes.replaceSubrange(old, with: attributes)

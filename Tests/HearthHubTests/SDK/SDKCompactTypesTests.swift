@@ -98,6 +98,10 @@ struct SDKCompactTypesTests {
             Issue.record("no placement change")
             return
         }
+        // A trait without attributes takes a new revision in place (nothing to copy).
+        var empty = CompactTypes(Self.types)
+        #expect(empty.update(endpoint: 1, with: Self.trait(3, [], revision: 30)).isChanged)
+        #expect(empty.all[0].traits[2].revision == 30 && empty.all[0].traits[2].attributes.isEmpty && empty.all[1] == Self.types[1])
         // Only the revision differs: the same to a user.
         var bumped = CompactTypes(Self.types)
         _ = bumped.update(endpoint: 1, with: Self.trait(8, [.uint(10), .uint(20)], revision: 50))
