@@ -152,7 +152,7 @@ extension CompactTrait {
         var attributes: [UInt8] = []
         // The attributes take nearly all of the state: one allocation, not one per growth.
         attributes.reserveCapacity(bytes.count)
-        let fields = try Fields(protoBytes: bytes) { attributes.append(contentsOf: $0) }
+        let fields = try Fields(protoBytes: bytes) { CompactTrait.appendAttribute($0, to: &attributes) }
         self.init(
             traitID: fields.traitID, attributes: attributes, connectivityNumber: fields.connectivityNumber,
             localityNumber: fields.localityNumber, confirmed: fields.confirmed, revision: fields.revision)
@@ -161,10 +161,9 @@ extension CompactTrait {
 
 extension CompactTrait.Fields {
     /// Reads a `TraitState` message body's own fields, handing each attribute, checked, to `attribute` in
-    /// order: the whole field 2 entry (key, length and `Attribute` body) as it stands in `bytes`, to be kept
-    /// as it is (one copy, not a header written and a body copied).
+    /// order, as ``CompactTrait/appendAttribute(_:to:)`` keeps it.
     init(
-        protoBytes bytes: UnsafeRawBufferPointer, attribute: (UnsafeRawBufferPointer) -> Void
+        protoBytes bytes: UnsafeRawBufferPointer, attribute: (Attribute) -> Void
     ) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
         while true {
@@ -173,14 +172,39 @@ extension CompactTrait.Fields {
             switch number {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
-                try Value.checkIDAndValue(reader.delimited(wireType: wireType))
-                attribute(UnsafeRawBufferPointer(start: start, count: reader.position - start))
+                let body = try reader.delimited(wireType: wireType)
+                try Value.checkIDAndValue(body)
+                attribute(Attribute(entry: UnsafeRawBufferPointer(start: start, count: reader.position - start), body: body))
             case 3: connectivityNumber = Int32(truncatingIfNeeded: try reader.connectivity(wireType: wireType).rawValue)
             case 4: localityNumber = Int32(truncatingIfNeeded: try reader.locality(wireType: wireType).rawValue)
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
             case 6: revision = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)
             }
+        }
+    }
+}
+
+extension CompactTrait.Fields {
+    /// One attribute as it stands in a `TraitState`: its whole field 2 entry (key, length, body) and the body.
+    struct Attribute {
+        var entry: UnsafeRawBufferPointer
+        var body: UnsafeRawBufferPointer
+    }
+}
+
+extension CompactTrait {
+    /// Appends an attribute's field 2 entry to a trait's attributes: as it stands (one copy) when its key and
+    /// length are written as protobuf writes them, else with the header written anew. The cache compares
+    /// attributes byte for byte (a repeated state is no change), so an entry padded with a longer key or
+    /// length, which the reader accepts, must not be kept as it came.
+    static func appendAttribute(_ attribute: Fields.Attribute, to bytes: inout [UInt8]) {
+        let canonical = 1 + ProtoBytes.varintSize(UInt64(attribute.body.count))
+        if attribute.entry.count - attribute.body.count == canonical, attribute.entry.first == 0x12 {
+            bytes.append(contentsOf: attribute.entry)
+        } else {
+            ProtoBytes.appendDelimitedHeader(2, length: attribute.body.count, to: &bytes)
+            bytes.append(contentsOf: attribute.body)
         }
     }
 }

@@ -109,6 +109,25 @@ struct SDKCompactTypesTests {
         #expect(!compact.sameIgnoringRevisions(CompactTypes(Self.types)))
     }
 
+    @Test("an attribute whose length is padded is kept as protobuf writes it: the same state again is no change")
+    func paddedLength() throws {
+        let canonical: [UInt8] = try SDKWatchDecodingTests.trait(8, [.uint(5)], revision: 2).serializedBytes()
+        // The attribute entry is key 0x12, length, body; pad the length (one byte) to two bytes.
+        let at = try #require(canonical.firstIndex(of: 0x12))
+        var padded = canonical
+        padded.replaceSubrange(at + 1...at + 1, with: [canonical[at + 1] | 0x80, 0x00])
+        let fromPadded = try padded.withUnsafeBytes { try CompactTrait(protoBytes: $0) }
+        let fromCanonical = try canonical.withUnsafeBytes { try CompactTrait(protoBytes: $0) }
+        #expect(fromPadded == fromCanonical && fromPadded.values() == [AttributeID(0): .uint(5)])
+        var builder = CompactTypes.Builder()
+        let start = builder.beginType()
+        try padded.withUnsafeBytes { try builder.appendTrait(protoBytes: $0) }
+        builder.endType(start, endpoint: 1, deviceTypeID: 0x0101, primary: true)
+        var compact = builder.finished()
+        #expect(compact == CompactTypes([Self.type(1, 0x0101, primary: true, [fromCanonical])]))
+        #expect(!compact.update(endpoint: 1, with: fromCanonical).isChanged)
+    }
+
     @Test("a device's connectivity is aggregated from the traits in the buffer")
     func connectivity() {
         var device = CompactDevice()
