@@ -41,10 +41,8 @@ struct CompactDevice: Sendable {
     /// The device's connectivity and locality aggregated from its traits (after a trait change).
     mutating func refreshConnectivity() {
         var aggregate = SourceConnectivity.Aggregate()
-        types.forEachTrait { trait in
-            aggregate.add(
-                ConnectivityState(proto: Hearth_V1_ConnectivityState(rawValue: Int(trait.connectivityNumber)) ?? .unknown),
-                DataSourceLocality(proto: Hearth_V1_DataSourceLocality(rawValue: Int(trait.localityNumber)) ?? .unspecified))
+        for trait in types.allTraits {
+            aggregate.add(ConnectivityState(proto: trait.connectivity), DataSourceLocality(proto: trait.locality))
         }
         connectivity = aggregate.result.connectivityState.proto
         locality = aggregate.result.dataSourceLocality.proto
@@ -81,13 +79,22 @@ struct CompactTrait: Sendable, Equatable {
     var revision: UInt64 = 0
 
     var connectivity: Hearth_V1_ConnectivityState {
-        get { Hearth_V1_ConnectivityState(rawValue: Int(connectivityNumber)) ?? .unknown }
+        get { Self.connectivity(connectivityNumber) }
         set { connectivityNumber = Int32(truncatingIfNeeded: newValue.rawValue) }
     }
 
     var locality: Hearth_V1_DataSourceLocality {
-        get { Hearth_V1_DataSourceLocality(rawValue: Int(localityNumber)) ?? .unspecified }
+        get { Self.locality(localityNumber) }
         set { localityNumber = Int32(truncatingIfNeeded: newValue.rawValue) }
+    }
+
+    /// The enums from the numbers kept (here and in ``CompactTypes``).
+    static func connectivity(_ number: Int32) -> Hearth_V1_ConnectivityState {
+        Hearth_V1_ConnectivityState(rawValue: Int(number)) ?? .unknown
+    }
+
+    static func locality(_ number: Int32) -> Hearth_V1_DataSourceLocality {
+        Hearth_V1_DataSourceLocality(rawValue: Int(number)) ?? .unspecified
     }
 
     /// Its own fields (all but the attributes).

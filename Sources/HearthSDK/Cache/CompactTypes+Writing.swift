@@ -70,7 +70,7 @@ extension CompactTypes {
     /// attributes replace the old ones when they are the whole trait (the hub's usual report), or are merged
     /// attribute by attribute; its revision, connectivity, locality and `confirmed` replace the old ones.
     mutating func update(endpoint: UInt32, with state: CompactTrait) -> TraitUpdate {
-        guard let slot = traitSlot(endpoint: endpoint, traitID: state.traitID) else { return .absent }
+        guard let (type, slot) = slots(endpoint: endpoint, traitID: state.traitID) else { return .absent }
         let old = slot.attributes
         // Read without a slice of the buffer kept alive, so that the write below finds it unique.
         let covered = bytes.withUnsafeBytes { raw in
@@ -96,42 +96,20 @@ extension CompactTypes {
             }
         } else {
             bytes.replaceSubrange(old, with: attributes)
-            let typeStart = typeStart(containing: slot.start)
             bytes.withUnsafeMutableBytes { raw in
                 CompactTypes.writeTraitHeader(fields, at: slot.start, attributes: attributes.count, to: raw)
-                let length = raw.loadUnaligned(fromByteOffset: typeStart + 8, as: UInt32.self)
-                raw.storeBytes(of: UInt32(Int(length) + attributes.count - old.count), toByteOffset: typeStart + 8, as: UInt32.self)
+                let length = type.traits.count + attributes.count - old.count
+                raw.storeBytes(of: UInt32(length), toByteOffset: type.start + 8, as: UInt32.self)
             }
         }
         return .changed(placement: placement)
     }
 
-    /// The first trait `traitID` of the first type on `endpoint`.
-    private func traitSlot(endpoint: UInt32, traitID: UInt32) -> TraitSlot? {
-        var start = 0
-        while start < bytes.count {
-            let type = type(at: start)
-            if type.endpoint == endpoint {
-                var position = type.traits.lowerBound
-                while position < type.traits.upperBound {
-                    let slot = trait(at: position)
-                    if slot.traitID == traitID { return slot }
-                    position = slot.attributes.upperBound
-                }
-                return nil
-            }
-            start = type.traits.upperBound
-        }
-        return nil
-    }
-
-    /// Where the type holding the trait at `position` starts.
-    private func typeStart(containing position: Int) -> Int {
-        var start = 0
-        while true {
-            let end = type(at: start).traits.upperBound
-            if position < end { return start }
-            start = end
-        }
+    /// The first trait `traitID` of the first type on `endpoint`, with that type.
+    private func slots(endpoint: UInt32, traitID: UInt32) -> (type: TypeSlot, trait: TraitSlot)? {
+        guard let type = types.first(where: { $0.endpoint == endpoint }),
+            let trait = traits(of: type).first(where: { $0.traitID == traitID })
+        else { return nil }
+        return (type, trait)
     }
 }

@@ -1,4 +1,5 @@
 import HearthModel
+import HearthProto
 
 /// A cached device's types and their traits in one byte buffer: what a device costs the cache beyond its
 /// names, one allocation instead of one per type, per trait list and per trait.
@@ -22,6 +23,7 @@ struct CompactTypes: Sendable, Equatable {
 
     /// Where one type is, and its own fields.
     struct TypeSlot {
+        var start: Int
         var endpoint: UInt32
         var deviceTypeID: UInt32
         var primary: Bool
@@ -39,6 +41,24 @@ struct CompactTypes: Sendable, Equatable {
         var confirmed: Bool
         /// Its attributes' bytes; the next trait starts at the end.
         var attributes: Range<Int>
+
+        var connectivity: Hearth_V1_ConnectivityState { CompactTrait.connectivity(connectivityNumber) }
+        var locality: Hearth_V1_DataSourceLocality { CompactTrait.locality(localityNumber) }
+    }
+
+    /// Slots one after another in `range` of the buffer, read as they are reached (nothing is built).
+    struct Slots<Slot>: Sequence, IteratorProtocol {
+        fileprivate let types: CompactTypes
+        fileprivate var position: Int
+        fileprivate let end: Int
+        fileprivate let read: (CompactTypes, Int) -> (slot: Slot, next: Int)
+
+        mutating func next() -> Slot? {
+            guard position < end else { return nil }
+            let (slot, next) = read(types, position)
+            position = next
+            return slot
+        }
     }
 
     init() {}
@@ -69,7 +89,7 @@ struct CompactTypes: Sendable, Equatable {
             let length = Int(raw.loadUnaligned(fromByteOffset: start + 8, as: UInt32.self))
             let traits = start + Self.typeHeader
             return TypeSlot(
-                endpoint: raw.loadUnaligned(fromByteOffset: start, as: UInt32.self),
+                start: start, endpoint: raw.loadUnaligned(fromByteOffset: start, as: UInt32.self),
                 deviceTypeID: raw.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self),
                 primary: raw[start + 12] != 0, traits: traits..<traits + length)
         }
@@ -90,58 +110,29 @@ struct CompactTypes: Sendable, Equatable {
     }
 
     /// Each type in order.
-    var types: [TypeSlot] {
-        var out: [TypeSlot] = []
-        var start = 0
-        while start < bytes.count {
-            let slot = type(at: start)
-            out.append(slot)
-            start = slot.traits.upperBound
+    var types: Slots<TypeSlot> {
+        Slots(types: self, position: 0, end: bytes.count) { types, start in
+            let slot = types.type(at: start)
+            return (slot, slot.traits.upperBound)
         }
-        return out
     }
 
     /// The traits of `type` in order.
-    func traits(of type: TypeSlot) -> [TraitSlot] {
-        var out: [TraitSlot] = []
-        var start = type.traits.lowerBound
-        while start < type.traits.upperBound {
-            let slot = trait(at: start)
-            out.append(slot)
-            start = slot.attributes.upperBound
+    func traits(of type: TypeSlot) -> Slots<TraitSlot> {
+        Slots(types: self, position: type.traits.lowerBound, end: type.traits.upperBound) { types, start in
+            let slot = types.trait(at: start)
+            return (slot, slot.attributes.upperBound)
         }
-        return out
     }
 
-    /// Calls `body` with every trait of every type, in order.
-    func forEachTrait(_ body: (TraitSlot) -> Void) {
-        var start = 0
-        while start < bytes.count {
-            let type = type(at: start)
-            var position = type.traits.lowerBound
-            while position < type.traits.upperBound {
-                let slot = trait(at: position)
-                body(slot)
-                position = slot.attributes.upperBound
-            }
-            start = type.traits.upperBound
-        }
-    }
+    /// Every trait of every type, in order.
+    var allTraits: some Sequence<TraitSlot> { types.lazy.flatMap { traits(of: $0) } }
 
     /// Trait `traitID` of the first type that has it, the last of the type's traits with that id (as a
-    /// dictionary built from the type's traits in order keeps it); read without building any array.
+    /// dictionary built from the type's traits in order keeps it).
     func firstTypesLastTrait(_ traitID: UInt32) -> TraitSlot? {
-        var start = 0
-        while start < bytes.count {
-            let type = type(at: start)
-            var (position, found) = (type.traits.lowerBound, TraitSlot?.none)
-            while position < type.traits.upperBound {
-                let slot = trait(at: position)
-                if slot.traitID == traitID { found = slot }
-                position = slot.attributes.upperBound
-            }
-            if let found { return found }
-            start = type.traits.upperBound
+        for type in types {
+            if let found = traits(of: type).reduce(nil, { $1.traitID == traitID ? $1 : $0 }) { return found }
         }
         return nil
     }
@@ -177,19 +168,16 @@ struct CompactTypes: Sendable, Equatable {
     /// Whether `a` and `b` have the same types, each with as many traits, and `same` holds for the traits
     /// taken in step.
     static func zipTraits(_ a: CompactTypes, _ b: CompactTypes, _ same: (TraitSlot, TraitSlot) -> Bool) -> Bool {
-        var (x, y) = (0, 0)
-        while x < a.bytes.count, y < b.bytes.count {
-            let (s, t) = (a.type(at: x), b.type(at: y))
-            guard s.endpoint == t.endpoint, s.deviceTypeID == t.deviceTypeID, s.primary == t.primary else { return false }
-            var (p, q) = (s.traits.lowerBound, t.traits.lowerBound)
-            while p < s.traits.upperBound, q < t.traits.upperBound {
-                let (u, v) = (a.trait(at: p), b.trait(at: q))
-                guard same(u, v) else { return false }
-                (p, q) = (u.attributes.upperBound, v.attributes.upperBound)
+        var (x, y) = (a.types, b.types)
+        while let s = x.next() {
+            guard let t = y.next(), s.endpoint == t.endpoint, s.deviceTypeID == t.deviceTypeID, s.primary == t.primary
+            else { return false }
+            var (u, v) = (a.traits(of: s), b.traits(of: t))
+            while let p = u.next() {
+                guard let q = v.next(), same(p, q) else { return false }
             }
-            guard p == s.traits.upperBound, q == t.traits.upperBound else { return false }
-            (x, y) = (s.traits.upperBound, t.traits.upperBound)
+            guard v.next() == nil else { return false }
         }
-        return x == a.bytes.count && y == b.bytes.count
+        return y.next() == nil
     }
 }

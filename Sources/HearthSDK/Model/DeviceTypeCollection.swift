@@ -53,8 +53,8 @@ public struct DeviceTypeCollection: Sendable, Hashable {
         // delivered.
         guard let trait = types.firstTypesLastTrait(id.rawValue) else { return nil }
         return Self.data(
-            values: CompactTrait.values(types.bytes[trait.attributes]), connectivity: trait.connectivityNumber,
-            locality: trait.localityNumber)
+            values: CompactTrait.values(types.bytes[trait.attributes]), connectivity: trait.connectivity,
+            locality: trait.locality)
     }
 
     /// The ids of the device types present.
@@ -72,16 +72,18 @@ public struct DeviceTypeCollection: Sendable, Hashable {
     }
 
     private static func data(_ trait: CompactTrait) -> TraitData {
-        data(values: trait.values(), connectivity: trait.connectivityNumber, locality: trait.localityNumber)
+        data(values: trait.values(), connectivity: trait.connectivity, locality: trait.locality)
     }
 
-    private static func data(values: [AttributeID: Value], connectivity: Int32, locality: Int32) -> TraitData {
+    private static func data(
+        values: [AttributeID: Value], connectivity: Hearth_V1_ConnectivityState, locality: Hearth_V1_DataSourceLocality
+    ) -> TraitData {
         TraitData(
             attributes: values,
             metadata: TraitMetadata(
                 sourceConnectivity: SourceConnectivity(
-                    connectivityState: ConnectivityState(proto: .init(rawValue: Int(connectivity)) ?? .unknown),
-                    dataSourceLocality: DataSourceLocality(proto: .init(rawValue: Int(locality)) ?? .unspecified))))
+                    connectivityState: ConnectivityState(proto: connectivity),
+                    dataSourceLocality: DataSourceLocality(proto: locality))))
     }
 
     /// Equal when the types, their traits' values and connectivity are: the hub's revisions, the

@@ -35,7 +35,8 @@ struct SDKCompactTypesTests {
         let compact = CompactTypes(Self.types)
         #expect(compact.all == Self.types)
         #expect(compact.types.map(\.endpoint) == [1, 2])
-        #expect(compact.traits(of: compact.types[0]).map(\.traitID) == [6, 8, 3])
+        #expect(compact.types.map { compact.traits(of: $0).map(\.traitID) } == [[6, 8, 3], [8]])
+        #expect(compact.allTraits.map(\.traitID) == [6, 8, 3, 8])
         #expect(CompactTypes(compact.all) == compact)
         #expect(CompactTypes().all.isEmpty && CompactTypes([]).bytes.isEmpty)
     }
