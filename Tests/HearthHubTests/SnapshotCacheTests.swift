@@ -3,7 +3,7 @@ import HearthModel
 import Testing
 
 /// Watchers joining at once share their snapshots' encoded devices; an entry is used only for the record it
-/// was encoded from, and lives only while snapshots are sent.
+/// was encoded from, and lives while snapshots are sent (and, with a linger, a while after).
 @Suite("Snapshot cache: devices encoded once for the snapshots sent meanwhile")
 struct SnapshotCacheTests {
     static let devices = SnapshotEncodingTests.devices
@@ -96,6 +96,31 @@ struct SnapshotCacheTests {
         #expect(cache.lookup(Self.devices).allSatisfy { $0 != nil }, "kept for the snapshot still sent")
         cache.end()
         #expect(cache.usage.devices == 0 && cache.usage.bytes == 0)
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
+    }
+
+    @Test("with a linger, a snapshot sent alone stores, and what it stored outlives it until the linger passes")
+    func linger() async {
+        let cache = SnapshotCache(byteLimit: 1 << 20, linger: .milliseconds(200))
+        cache.begin()
+        #expect(cache.isSharing, "one may follow")
+        #expect(WatchStream.encode(Self.devices, revision: 1, cache: cache).bytes == Self.expected(Self.devices, revision: 1))
+        #expect(cache.usage.devices == Self.devices.count, "stored although sent alone")
+        cache.end()
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 != nil }, "kept after the last snapshot ended")
+
+        // A snapshot begun within the linger copies every device, and its end starts the linger over.
+        cache.begin()
+        let copied = WatchStream.encode(Self.devices, revision: 2, cache: cache)
+        #expect(copied.reused == Self.devices.count)
+        #expect(copied.bytes == Self.expected(Self.devices, revision: 2))
+        let deadline = ContinuousClock.now + .seconds(10)
+        try? await Task.sleep(for: .milliseconds(300))
+        #expect(cache.usage.devices == Self.devices.count, "not emptied while a snapshot is sent")
+        cache.end()
+        #expect(cache.usage.devices == Self.devices.count)
+        while cache.usage.devices > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        #expect(cache.usage.devices == 0 && cache.usage.bytes == 0, "emptied once the linger passed in quiet")
         #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
     }
 

@@ -35,7 +35,7 @@ struct SnapshotSharingTests {
 
     @Test("a watcher joining while two snapshots are sent reuses their devices, but encodes one changed meanwhile")
     func joinDuringSnapshot() async throws {
-        try await withEngine { engine in
+        try await withEngine(configure: { $0.snapshotCacheLinger = .zero }) { engine in
             _ = await engine.driverConnected("lights")
             let ids = (0..<40).map { "lamp-\($0)" }
             _ = try await engine.announce(driver: "lights", .with { $0.devices = ids.map(lampWithSensor) })

@@ -44,6 +44,10 @@ public actor HubEngine {
         public var catalog = Catalog.builtin
         /// Size and nesting limits on what drivers and clients send to be parsed (vendor schemas).
         public var inputLimits = InputLimits.defaults
+        /// How long the devices encoded for snapshots are kept after the last snapshot ended, for clients
+        /// joining soon after (a reconnecting household comes back over a few seconds); zero empties the
+        /// cache as each burst of snapshots ends. Default 10 s.
+        public var snapshotCacheLinger: Duration = .seconds(10)
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -121,7 +125,7 @@ public actor HubEngine {
     nonisolated let snapshotGate = SnapshotGate(limit: System.coreCount)
     /// Devices encoded once for every snapshot sent meanwhile (`Docs/Hub.md`, "Joining: snapshots encoded
     /// once, off the event loop").
-    nonisolated let snapshotCache = SnapshotCache(byteLimit: HubEngine.snapshotCacheBytes)
+    nonisolated let snapshotCache: SnapshotCache
     /// What the snapshot cache holds at most: a 100,000-device home's devices, about 85 MB as it counts them.
     static let snapshotCacheBytes = 96 * 1024 * 1024
 
@@ -145,6 +149,7 @@ public actor HubEngine {
         self.graph = graph
         self.reserved = stored.clean ? stored.revision : start
         self.validator = Validator(catalog: configuration.catalog)
+        self.snapshotCache = SnapshotCache(byteLimit: Self.snapshotCacheBytes, linger: configuration.snapshotCacheLinger)
         let history =
             stored.clean
             ? try stored.log.map {

@@ -17,10 +17,15 @@ import Synchronization
 /// pointer comparisons, since the graph and the block share its storage; a device that changed meanwhile is
 /// encoded again, and the block is stored anew.
 ///
-/// Devices are stored only while two or more snapshots are being sent, and the cache is emptied when the last
-/// one ends: a watcher that reads its snapshot slowly keeps what is stored until it has it all. At most
-/// `byteLimit` bytes are counted (encoded bytes and ``entryOverhead`` per device); a block that does not fit
-/// is stored as far as it fits, and the devices beyond are encoded per watcher, as before.
+/// With no `linger`, devices are stored only while two or more snapshots are being sent, and the cache is
+/// emptied when the last one ends: a watcher that reads its snapshot slowly keeps what is stored until it has
+/// it all. With a `linger` (the hub's is ``HubEngine/Configuration/snapshotCacheLinger``), every snapshot
+/// stores, even one sent alone, and what is stored is kept for `linger` after the last snapshot ended: the
+/// clients of a home rarely join in the same millisecond (after a hub restart or a Wi-Fi drop they come back
+/// over a few seconds of their backoff), and a snapshot that finds its blocks stored copies them instead of
+/// encoding them, so the others do not queue behind its encoding. At most `byteLimit` bytes are counted
+/// (encoded bytes and ``entryOverhead`` per device); a block that does not fit is stored as far as it fits,
+/// and the devices beyond are encoded per watcher, as before.
 ///
 /// It also keeps the devices' ids in the order snapshots send them, sorted once per set of devices.
 final class SnapshotCache: Sendable {
@@ -82,8 +87,22 @@ final class SnapshotCache: Sendable {
         var devices = 0
         var bytes = 0
         var snapshots = 0
+        /// Counts the times the last snapshot ended: an emptying scheduled then is skipped if another began
+        /// and ended since.
+        var quietSpells: UInt64 = 0
         /// Blocks of devices being encoded now, by their first id, with the snapshots waiting for them.
         var encoding: [String: [CheckedContinuation<Bool, Never>]] = [:]
+
+        /// Whether a block encoded now is stored: another snapshot may copy it now, or within the linger.
+        func stores(lingering: Bool) -> Bool { snapshots > 1 || (lingering && snapshots > 0) }
+
+        /// Empties the cache; returns the blocks, to be freed outside the lock.
+        mutating func empty() -> [String: Block] {
+            bytes = 0
+            devices = 0
+            defer { blocks = [:] }
+            return blocks
+        }
     }
 
     private let state = Mutex(State())
@@ -93,9 +112,12 @@ final class SnapshotCache: Sendable {
     /// What a device costs beyond its bytes, counted against ``byteLimit``: its record and offset in the
     /// block, malloc's rounding.
     static let entryOverhead = 128
+    /// How long what is stored is kept after the last snapshot ended (zero: emptied at once).
+    let linger: Duration
 
-    init(byteLimit: Int) {
+    init(byteLimit: Int, linger: Duration = .zero) {
         self.byteLimit = byteLimit
+        self.linger = linger
     }
 
     /// A snapshot starts: what is stored is kept until every snapshot begun has ended.
@@ -103,18 +125,28 @@ final class SnapshotCache: Sendable {
         state.withLock { $0.snapshots += 1 }
     }
 
-    /// A snapshot ended (sent, failed or cancelled); the last one empties the cache.
+    /// A snapshot ended (sent, failed or cancelled). After the last one the cache is emptied: at once, or
+    /// once `linger` has passed with no snapshot begun and ended meanwhile.
     func end() {
+        let lingering = linger > .zero
         // The blocks are freed when `released` goes, outside the lock.
-        let released = state.withLock { s -> [String: Block] in
+        let (released, spell) = state.withLock { s -> ([String: Block], UInt64?) in
             s.snapshots -= 1
-            guard s.snapshots == 0 else { return [:] }
-            s.bytes = 0
-            s.devices = 0
-            defer { s.blocks = [:] }
-            return s.blocks
+            guard s.snapshots == 0 else { return ([:], nil) }
+            guard lingering else { return (s.empty(), nil) }
+            s.quietSpells += 1
+            return ([:], s.quietSpells)
         }
         _ = released
+        guard let spell else { return }
+        Task {
+            try? await Task.sleep(for: linger)
+            let expired = state.withLock { s -> [String: Block] in
+                guard s.snapshots == 0, s.quietSpells == spell else { return [:] }
+                return s.empty()
+            }
+            _ = expired
+        }
     }
 
     /// The graph's device ids in order: sorted by the first snapshot after a device was added or removed,
@@ -176,18 +208,21 @@ final class SnapshotCache: Sendable {
         return records.enumerated().map { index, record in stored?.device(at: index, matching: record).map(Array.init) }
     }
 
-    /// Whether a snapshot may share anything now: another is being sent, or one stored devices. A snapshot
-    /// sent alone skips the cache: storing what nobody reads cost a lone 100,000-device snapshot a tenth more.
+    /// Whether a snapshot may share anything now: another is being sent, devices are stored, or (with a
+    /// linger) one may follow. Without a linger a snapshot sent alone skips the cache: storing what nobody
+    /// reads cost a lone 100,000-device snapshot a tenth more.
     var isSharing: Bool {
-        state.withLock { $0.snapshots > 1 || !$0.blocks.isEmpty }
+        let lingering = linger > .zero
+        return state.withLock { $0.stores(lingering: lingering) || !$0.blocks.isEmpty }
     }
 
     /// Stores a block's devices as encoded now, in place of what was stored for it, as far as the byte limit
-    /// allows; nothing unless another snapshot is being sent.
+    /// allows; nothing unless another snapshot is being sent, or (with a linger) one is.
     func store(_ block: Block) {
         guard let first = block.records.first else { return }
+        let lingering = linger > .zero
         let replaced = state.withLock { s -> Block? in
-            guard s.snapshots > 1 else { return nil }
+            guard s.stores(lingering: lingering) else { return nil }
             let old = s.blocks.removeValue(forKey: first.id)
             if let old {
                 s.bytes -= old.cost
