@@ -1,6 +1,8 @@
 import DequeModule
 import HearthModel
 import Logging
+import NIOCore
+import NIOPosix
 
 /// Recording changes, publishing them in revision order, and the two writers behind them: the durable
 /// metadata commit and the trait-state saver.
@@ -79,7 +81,28 @@ extension HubEngine {
                 break
             }
         }
-        if any { saveSignal.yield() }
+        if any { armSave() }
+    }
+
+    /// Makes sure a save follows within the save interval, without waking a thread on the way to a
+    /// command's answer.
+    ///
+    /// The saver used to be woken by every first state after a quiet spell and to sleep out the interval
+    /// itself: waking it (a pool thread, then libdispatch's timer thread for its sleep) ran on the CPU of
+    /// the driver's event loop before that loop handed the driver's answer on, about 45 µs on the round
+    /// trip of every command at a person's pace. When the engine runs on an event loop (a driver's report,
+    /// a command's answer), the interval is now a timer of that loop, armed without a wake-up; the saver is
+    /// woken when it fires, off any command's path. Elsewhere (tests, tools calling the engine from a plain
+    /// task) the saver sleeps out the interval as before.
+    private func armSave() {
+        guard !saveArmed else { return }
+        saveArmed = true
+        guard let loop = MultiThreadedEventLoopGroup.currentEventLoop else {
+            saveSignal.yield(true)
+            return
+        }
+        let signal = saveSignal
+        loop.scheduleTask(in: TimeAmount(configuration.stateSaveInterval)) { signal.yield(false) }
     }
 
     /// Waits until every metadata change recorded so far is on disk and everything recorded so far is
@@ -148,9 +171,9 @@ extension HubEngine {
     }
 
     private func saveLoop() async {
-        for await _ in saveSignals {
+        for await gather in saveSignals {
             // Let states gather: the newest of each is saved once per interval, however often it changed.
-            try? await Task.sleep(for: configuration.stateSaveInterval)
+            if gather { try? await Task.sleep(for: configuration.stateSaveInterval) }
             await saveStates()
         }
     }
@@ -215,6 +238,7 @@ extension HubEngine {
     /// Saves the newest unsaved trait states in one transaction without waiting for the disk to sync.
     /// A failure keeps them for the next save (a newer state of the same trait wins).
     func saveStates() async {
+        saveArmed = false  // a state published from here on arms the next save
         guard !unsaved.isEmpty else { return }
         let taken = unsaved
         unsaved = [:]
@@ -230,7 +254,7 @@ extension HubEngine {
             unsaved.merge(taken) { newer, _ in newer }
             guard !stopped else { return }
             try? await Task.sleep(for: .milliseconds(200))
-            saveSignal.yield()
+            saveSignal.yield(false)
         }
     }
 }

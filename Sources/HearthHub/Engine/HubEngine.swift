@@ -111,8 +111,12 @@ public actor HubEngine {
     public nonisolated let metrics: HubMetrics
     let commitSignal: AsyncStream<Void>.Continuation
     let commitSignals: AsyncStream<Void>
-    let saveSignal: AsyncStream<Void>.Continuation
-    let saveSignals: AsyncStream<Void>
+    /// Wakes the state saver: `true` when it should first let states gather for the save interval itself,
+    /// `false` when the interval has passed already (``armSave()``).
+    let saveSignal: AsyncStream<Bool>.Continuation
+    let saveSignals: AsyncStream<Bool>
+    /// Whether a save is due: set by the first state published after a save starts, cleared by that save.
+    var saveArmed = false
     /// Storage paths failing now, by path (`metadata`, `state`).
     var faults: [StoragePath: StorageFault] = [:]
     /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.
@@ -161,7 +165,7 @@ public actor HubEngine {
             history: history)
         maxPendingChanges = max(1, min(configuration.maxPendingChanges, configuration.retainedChanges / 2))
         (commitSignals, commitSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (saveSignals, saveSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (saveSignals, saveSignal) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Opens the data directory (creating it) and loads the home.
