@@ -124,6 +124,20 @@ struct SnapshotCacheTests {
         #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
     }
 
+    @Test("a snapshot of a newer device set empties what older snapshots stored, an equal or older one keeps it")
+    func newerDeviceSet() {
+        let cache = SnapshotCache(byteLimit: 1 << 20)
+        cache.begin(deviceSet: 3)
+        cache.begin(deviceSet: 3)
+        _ = WatchStream.encode(Self.devices, revision: 1, cache: cache)
+        cache.begin(deviceSet: 2)
+        #expect(cache.usage.devices == Self.devices.count, "an older set keeps what is stored")
+        cache.begin(deviceSet: 4)
+        #expect(cache.usage.devices == 0 && cache.usage.bytes == 0)
+        #expect(cache.lookup(Self.devices).allSatisfy { $0 == nil })
+        for _ in 0..<4 { cache.end() }
+    }
+
     @Test("the byte limit bounds what is stored; devices beyond it are still encoded")
     func byteLimit() {
         var one: [UInt8] = []

@@ -102,7 +102,9 @@ extension HubEngine {
             return
         }
         let signal = saveSignal
+        // A timer that cannot run (its loop shutting down) still wakes the saver: nothing may stay unsaved.
         loop.scheduleTask(in: TimeAmount(configuration.stateSaveInterval)) { signal.yield(false) }
+            .futureResult.whenFailure { _ in signal.yield(false) }
     }
 
     /// Waits until every metadata change recorded so far is on disk and everything recorded so far is

@@ -87,6 +87,8 @@ final class SnapshotCache: Sendable {
         var devices = 0
         var bytes = 0
         var snapshots = 0
+        /// The graph's device set (``HomeGraph/deviceSetVersion``) the newest snapshot began with.
+        var deviceSet: UInt64 = 0
         /// Counts the times the last snapshot ended: an emptying scheduled then is skipped if another began
         /// and ended since.
         var quietSpells: UInt64 = 0
@@ -120,9 +122,19 @@ final class SnapshotCache: Sendable {
         self.linger = linger
     }
 
-    /// A snapshot starts: what is stored is kept until every snapshot begun has ended.
-    func begin() {
-        state.withLock { $0.snapshots += 1 }
+    /// A snapshot of the graph's device set `deviceSet` starts: what is stored is kept until every snapshot
+    /// begun has ended (and the linger has passed). A newer device set empties the cache first: a device
+    /// added or removed moves the blocks' boundaries after it, so what was stored under the old first ids
+    /// would only hold memory (and, as snapshots keep coming within the linger, the byte limit) until the
+    /// cache is next emptied.
+    func begin(deviceSet: UInt64 = 0) {
+        let released = state.withLock { s -> [String: Block] in
+            s.snapshots += 1
+            guard deviceSet > s.deviceSet else { return [:] }
+            s.deviceSet = deviceSet
+            return s.empty()
+        }
+        _ = released
     }
 
     /// A snapshot ended (sent, failed or cancelled). After the last one the cache is emptied: at once, or

@@ -51,7 +51,7 @@ extension WatchStream {
         let ids = snapshotCache.sortedDeviceIDs(graph)
         let filter = self.filter
         let cache = snapshotCache
-        cache.begin()
+        cache.begin(deviceSet: graph.deviceSetVersion)
         defer { cache.end() }
         var start = 0
         while start < ids.count {
