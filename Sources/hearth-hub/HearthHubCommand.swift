@@ -79,6 +79,12 @@ struct HearthHubCommand: AsyncParsableCommand {
             }
             configuration.engine.stateSaveInterval = .milliseconds(ms)
         }
+        if let ms = file.snapshotCacheLingerMs {
+            guard (0...600_000).contains(ms) else {
+                throw ConfigError("config: snapshot_cache_linger_ms must be 0 to 600000, got \(ms)")
+            }
+            configuration.engine.snapshotCacheLinger = .milliseconds(ms)
+        }
         try file.limits?.apply(to: &configuration)
         configuration.tls = try file.tls?.settings()
         try (file.dashboard ?? HubConfigFile.DashboardEntry()).apply(to: &configuration.dashboard, directoryFlag: dashboardDir)

@@ -47,6 +47,9 @@ struct HubConfigFile: Decodable {
     var eventLoops: Int?
     /// How long trait states gather before the newest of each is saved (no fsync on that path).
     var stateSaveIntervalMs: Int?
+    /// How long devices encoded for snapshots are kept after the last snapshot, for clients joining soon
+    /// after; 0 empties them as each burst of snapshots ends.
+    var snapshotCacheLingerMs: Int?
     var limits: LimitsEntry?
     var tls: TLSEntry?
     var dashboard: DashboardEntry?
@@ -63,6 +66,7 @@ struct HubConfigFile: Decodable {
         case commandTimeoutMs = "command_timeout_ms"
         case eventLoops = "event_loops"
         case stateSaveIntervalMs = "state_save_interval_ms"
+        case snapshotCacheLingerMs = "snapshot_cache_linger_ms"
     }
 
     static func load(_ path: String) throws -> HubConfigFile {

@@ -22,6 +22,7 @@ struct HubConfigTests {
             (#"{"retained_changes": 0}"#, "retained_changes must be at least 1"),
             (#"{"event_loops": -1}"#, "event_loops must be 0 (one per allowed CPU) to 1024"),
             (#"{"state_save_interval_ms": 0}"#, "state_save_interval_ms must be 1 to 60000"),
+            (#"{"snapshot_cache_linger_ms": -1}"#, "snapshot_cache_linger_ms must be 0 to 600000"),
             (#"{"clients": [{"token": "t", "user": "u"}]}"#, "missing 'role'"),
             (#"{"clients": [{"token": "t", "user": "a", "role": "admin"}, {"token": "t", "user": "b", "role": "viewer"}]}"#, "a token is used twice"),
             ("{not json", "not valid JSON"),

@@ -21,16 +21,21 @@ struct StateSaverTests {
 
                 let executor: (any TaskExecutor)? =
                     onLoop ? EventLoopTaskExecutor(eventLoop: MultiThreadedEventLoopGroup.singleton.next()) : nil
-                try await Task(executorPreference: executor) {
-                    #expect((MultiThreadedEventLoopGroup.currentEventLoop != nil) == onLoop)
-                    try await engine.report("lights", "a", trait: 0x0006, [0: .bool(true)])
-                }.value
-
-                let deadline = ContinuousClock.now + .seconds(10)
-                while await !engine.unsaved.isEmpty, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(5))
+                // An idle engine runs on its caller's executor; one busy elsewhere (its writers) may not, so
+                // a few reports are made, each saved before the next.
+                for value in [true, false, true, false, true] {
+                    try await Task(executorPreference: executor) {
+                        #expect((MultiThreadedEventLoopGroup.currentEventLoop != nil) == onLoop)
+                        try await engine.report("lights", "a", trait: 0x0006, [0: .bool(value)])
+                    }.value
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while await !engine.unsaved.isEmpty, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    #expect(await engine.unsaved.isEmpty, "saved (on a loop: \(onLoop))")
                 }
-                #expect(await engine.unsaved.isEmpty, "saved (on a loop: \(onLoop))")
+                let timers = await engine.saveTimers
+                #expect(onLoop ? timers >= 1 : timers == 0, "saves armed by a loop's timer: \(timers)")
                 #expect(await engine.saveArmed == false, "a later state arms the next save")
             }
         }

@@ -90,10 +90,11 @@ extension HubEngine {
     /// The saver used to be woken by every first state after a quiet spell and to sleep out the interval
     /// itself: waking it (a pool thread, then libdispatch's timer thread for its sleep) ran on the CPU of
     /// the driver's event loop before that loop handed the driver's answer on, about 45 µs on the round
-    /// trip of every command at a person's pace. When the engine runs on an event loop (a driver's report,
-    /// a command's answer), the interval is now a timer of that loop, armed without a wake-up; the saver is
-    /// woken when it fires, off any command's path. Elsewhere (tests, tools calling the engine from a plain
-    /// task) the saver sleeps out the interval as before.
+    /// trip of every command at a person's pace. When the engine runs on an event loop thread (as it does
+    /// when a connection's task calls it while it is idle: a driver's report, a command's answer), the
+    /// interval is now a timer of that loop, armed without a wake-up; the saver is woken when it fires, off
+    /// any command's path. Elsewhere (the engine drained by a pool thread, tests and tools calling it from
+    /// a plain task) the saver sleeps out the interval as before.
     private func armSave() {
         guard !saveArmed else { return }
         saveArmed = true
@@ -101,6 +102,7 @@ extension HubEngine {
             saveSignal.yield(true)
             return
         }
+        saveTimers += 1
         let signal = saveSignal
         // A timer that cannot run (its loop shutting down) still wakes the saver: nothing may stay unsaved.
         loop.scheduleTask(in: TimeAmount(configuration.stateSaveInterval)) { signal.yield(false) }

@@ -115,8 +115,11 @@ public actor HubEngine {
     /// `false` when the interval has passed already (``armSave()``).
     let saveSignal: AsyncStream<Bool>.Continuation
     let saveSignals: AsyncStream<Bool>
-    /// Whether a save is due: set by the first state published after a save starts, cleared by that save.
+    /// Whether a save is pending (a timer or a signal on its way): set by the first state published after a
+    /// save started, cleared when the next save starts.
     var saveArmed = false
+    /// Saves armed by an event loop's timer rather than by waking the saver (for tests).
+    var saveTimers = 0
     /// Storage paths failing now, by path (`metadata`, `state`).
     var faults: [StoragePath: StorageFault] = [:]
     /// Set when ``run()`` has returned; from then on ``awaitCommit()`` commits by itself.

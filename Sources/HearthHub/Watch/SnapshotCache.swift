@@ -176,15 +176,17 @@ final class SnapshotCache: Sendable {
     /// Claims the block of devices starting at `first` for encoding. Returns true at once when no other
     /// snapshot encodes it now: the caller encodes it and then calls ``finished(_:)``. Returns false when the
     /// caller need not: another snapshot was encoding the block (this waits until it has stored it), or
-    /// nothing would be stored (fewer than two snapshots, or the cache full). Either way the caller then looks
+    /// nothing would be stored (fewer than two snapshots with no linger, or the cache full). Either way the caller then looks
     /// its devices up and encodes what is missing. Snapshots joining together reach the same blocks at about
     /// the same time, and each used to encode the block the others were encoding. (A waiter needs no
     /// cancellation: the encoding it waits for never suspends.)
     func claim(_ first: String) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let lingering = linger > .zero
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let claimed = state.withLock { s -> Bool? in
-                // Nothing would be stored for a waiter to copy: no claim.
-                guard s.snapshots > 1, s.bytes < byteLimit else { return false }
+                // Nothing would be stored for a waiter to copy: no claim. (With a linger a lone snapshot
+                // claims too: one joining while it encodes a block waits for it rather than encoding it again.)
+                guard s.stores(lingering: lingering), s.bytes < byteLimit else { return false }
                 guard s.encoding[first] != nil else {
                     s.encoding[first] = []
                     return true
