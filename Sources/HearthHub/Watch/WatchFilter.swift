@@ -1,3 +1,4 @@
+import HearthModel
 import HearthProto
 
 /// A watch's filter together with the caller's rights: decides, per delivery, what a watcher sees.
@@ -45,9 +46,18 @@ struct WatchFilter: Sendable {
         return true
     }
 
+    /// ``sees(_:structure:)`` for a whole device, as a snapshot asks for each of its devices: read from the
+    /// record, with no route built (a route's array of device types was an allocation per device per
+    /// snapshot).
     func sees(_ device: DeviceRecord) -> Bool {
-        sees(
-            ChangeRoute(structureID: device.structureID, deviceID: device.id, deviceTypes: device.deviceTypeIDs),
-            structure: device.structureID)
+        guard access.canSee(structure: device.structureID) else { return false }
+        if !structures.isEmpty {
+            guard let structure = device.structureID, structures.contains(structure) else { return false }
+        }
+        if !devices.isEmpty, !devices.contains(device.id) { return false }
+        if !deviceTypes.isEmpty, !device.types.contains(where: { deviceTypes.contains($0.deviceTypeID.rawValue) }) {
+            return false
+        }
+        return true
     }
 }

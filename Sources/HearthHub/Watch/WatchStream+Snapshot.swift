@@ -64,7 +64,12 @@ extension WatchStream {
                     group.addTask(executorPreference: globalConcurrentExecutor) {
                         await self.snapshotGate.acquire()
                         defer { self.snapshotGate.release() }
-                        let records = blockIDs.compactMap { graph.devices[$0] }.filter(filter.sees)
+                        // One pass, one array: the block's records as the graph holds them, those the filter shows.
+                        var records: [DeviceRecord] = []
+                        records.reserveCapacity(blockIDs.count)
+                        for id in blockIDs {
+                            if let record = graph.devices[id], filter.sees(record) { records.append(record) }
+                        }
                         // Blocks start at the same ids in every snapshot of the same devices: one snapshot
                         // encodes a block, the others sent meanwhile wait for it and copy.
                         let claimed = await cache.claim(blockIDs[blockIDs.startIndex])
