@@ -100,7 +100,7 @@ extension WatchStream {
     static func encode(_ records: [DeviceRecord], revision: UInt64, cache: SnapshotCache) -> (bytes: [UInt8], reused: Int) {
         var bytes: [UInt8] = []
         guard cache.isSharing, let first = records.first else {
-            for record in records { record.appendFramedChange(revision: revision, to: &bytes) }
+            for index in records.indices { records[index].appendFramedChange(revision: revision, to: &bytes) }
             return (bytes, 0)
         }
         let stored = cache.block(startingAt: first.id)
@@ -108,17 +108,19 @@ extension WatchStream {
         // (copying those before it), so a block found whole costs no copy and stays empty.
         var fresh = SnapshotCache.Block()
         var reused = 0
-        for (index, record) in records.enumerated() {
-            if let device = stored?.device(at: index, matching: record) {
+        // By index, the records read where they are: iterating the array copied each one (a retain and a
+        // release of each of its strings and arrays), a tenth of the hub's CPU while ten watchers joined.
+        for index in records.indices {
+            if let device = stored?.device(at: index, matching: records[index]) {
                 DeviceRecord.appendFramedChange(revision: revision, device: device, to: &bytes)
-                if !fresh.records.isEmpty { fresh.append(record, device: device) }
+                if !fresh.records.isEmpty { fresh.append(records[index], device: device) }
                 reused += 1
                 continue
             }
             if fresh.records.isEmpty, let stored {
                 for earlier in 0..<index { fresh.append(records[earlier], device: stored.device(at: earlier)) }
             }
-            DeviceRecord.appendFramedChange(revision: revision, device: fresh.appendEncoded(record), to: &bytes)
+            DeviceRecord.appendFramedChange(revision: revision, device: fresh.appendEncoded(records[index]), to: &bytes)
         }
         cache.store(fresh)  // nothing when it stayed empty
         return (bytes, reused)
