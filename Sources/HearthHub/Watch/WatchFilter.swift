@@ -33,31 +33,35 @@ struct WatchFilter: Sendable {
     }
 
     func sees(_ route: ChangeRoute, structure: String?) -> Bool {
-        guard access.canSee(structure: structure) else { return false }
-        if !structures.isEmpty {
-            guard let structure, structures.contains(structure) else { return false }
-        }
-        if route.isContext { return true }
-        if !devices.isEmpty {
-            guard let id = route.deviceID, devices.contains(id) else { return false }
-        }
-        if !deviceTypes.isEmpty, !route.deviceTypes.contains(where: deviceTypes.contains) { return false }
-        if !traits.isEmpty, let trait = route.traitID, !traits.contains(trait) { return false }
-        return true
+        sees(
+            structure: structure, deviceID: route.deviceID, isContext: route.isContext, traitID: route.traitID,
+            hasType: { route.deviceTypes.contains(where: $0.contains) })
     }
 
     /// ``sees(_:structure:)`` for a whole device, as a snapshot asks for each of its devices: read from the
     /// record, with no route built (a route's array of device types was an allocation per device per
     /// snapshot).
     func sees(_ device: DeviceRecord) -> Bool {
-        guard access.canSee(structure: device.structureID) else { return false }
+        sees(
+            structure: device.structureID, deviceID: device.id, isContext: false, traitID: nil,
+            hasType: { wanted in device.types.contains { wanted.contains($0.deviceTypeID.rawValue) } })
+    }
+
+    /// The one rule both ask: the caller's rights, then each filter that is set. `hasType` tells whether the
+    /// object has one of the wanted device types.
+    private func sees(
+        structure: String?, deviceID: String?, isContext: Bool, traitID: UInt32?, hasType: (Set<UInt32>) -> Bool
+    ) -> Bool {
+        guard access.canSee(structure: structure) else { return false }
         if !structures.isEmpty {
-            guard let structure = device.structureID, structures.contains(structure) else { return false }
+            guard let structure, structures.contains(structure) else { return false }
         }
-        if !devices.isEmpty, !devices.contains(device.id) { return false }
-        if !deviceTypes.isEmpty, !device.types.contains(where: { deviceTypes.contains($0.deviceTypeID.rawValue) }) {
-            return false
+        if isContext { return true }
+        if !devices.isEmpty {
+            guard let deviceID, devices.contains(deviceID) else { return false }
         }
+        if !deviceTypes.isEmpty, !hasType(deviceTypes) { return false }
+        if !traits.isEmpty, let traitID, !traits.contains(traitID) { return false }
         return true
     }
 }
