@@ -96,7 +96,11 @@ final class SnapshotCache: Sendable {
         var encoding: [String: [CheckedContinuation<Bool, Never>]] = [:]
 
         /// Whether a block encoded now is stored: another snapshot may copy it now, or within the linger.
-        func stores(lingering: Bool) -> Bool { snapshots > 1 || (lingering && snapshots > 0) }
+        /// Whether what is stored outlives the snapshots (``SnapshotCache/linger`` is not zero).
+        let lingers: Bool
+
+        /// Whether a block encoded now is stored: another snapshot may copy it now, or within the linger.
+        var stores: Bool { snapshots > 1 || (lingers && snapshots > 0) }
 
         /// Empties the cache; returns the blocks, to be freed outside the lock.
         mutating func empty() -> [String: Block] {
@@ -107,7 +111,7 @@ final class SnapshotCache: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let sorted = Mutex<(version: UInt64, ids: [String])?>(nil)
     /// The most encoded bytes held (plus ``entryOverhead`` per device).
     let byteLimit: Int
@@ -120,6 +124,7 @@ final class SnapshotCache: Sendable {
     init(byteLimit: Int, linger: Duration = .zero) {
         self.byteLimit = byteLimit
         self.linger = linger
+        state = Mutex(State(lingers: linger > .zero))
     }
 
     /// A snapshot of the graph's device set `deviceSet` starts: what is stored is kept until every snapshot
@@ -140,12 +145,11 @@ final class SnapshotCache: Sendable {
     /// A snapshot ended (sent, failed or cancelled). After the last one the cache is emptied: at once, or
     /// once `linger` has passed with no snapshot begun and ended meanwhile.
     func end() {
-        let lingering = linger > .zero
         // The blocks are freed when `released` goes, outside the lock.
         let (released, spell) = state.withLock { s -> ([String: Block], UInt64?) in
             s.snapshots -= 1
             guard s.snapshots == 0 else { return ([:], nil) }
-            guard lingering else { return (s.empty(), nil) }
+            guard s.lingers else { return (s.empty(), nil) }
             s.quietSpells += 1
             return ([:], s.quietSpells)
         }
@@ -176,17 +180,16 @@ final class SnapshotCache: Sendable {
     /// Claims the block of devices starting at `first` for encoding. Returns true at once when no other
     /// snapshot encodes it now: the caller encodes it and then calls ``finished(_:)``. Returns false when the
     /// caller need not: another snapshot was encoding the block (this waits until it has stored it), or
-    /// nothing would be stored (fewer than two snapshots with no linger, or the cache full). Either way the caller then looks
-    /// its devices up and encodes what is missing. Snapshots joining together reach the same blocks at about
-    /// the same time, and each used to encode the block the others were encoding. (A waiter needs no
-    /// cancellation: the encoding it waits for never suspends.)
+    /// nothing would be stored (fewer than two snapshots with no linger, or the cache full). Either way the
+    /// caller then looks its devices up and encodes what is missing. Snapshots joining together reach the
+    /// same blocks at about the same time, and each used to encode the block the others were encoding. (A
+    /// waiter needs no cancellation: the encoding it waits for never suspends.)
     func claim(_ first: String) async -> Bool {
-        let lingering = linger > .zero
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let claimed = state.withLock { s -> Bool? in
                 // Nothing would be stored for a waiter to copy: no claim. (With a linger a lone snapshot
                 // claims too: one joining while it encodes a block waits for it rather than encoding it again.)
-                guard s.stores(lingering: lingering), s.bytes < byteLimit else { return false }
+                guard s.stores, s.bytes < byteLimit else { return false }
                 guard s.encoding[first] != nil else {
                     s.encoding[first] = []
                     return true
@@ -226,17 +229,15 @@ final class SnapshotCache: Sendable {
     /// linger) one may follow. Without a linger a snapshot sent alone skips the cache: storing what nobody
     /// reads cost a lone 100,000-device snapshot a tenth more.
     var isSharing: Bool {
-        let lingering = linger > .zero
-        return state.withLock { $0.stores(lingering: lingering) || !$0.blocks.isEmpty }
+        state.withLock { $0.stores || !$0.blocks.isEmpty }
     }
 
     /// Stores a block's devices as encoded now, in place of what was stored for it, as far as the byte limit
     /// allows; nothing unless another snapshot is being sent, or (with a linger) one is.
     func store(_ block: Block) {
         guard let first = block.records.first else { return }
-        let lingering = linger > .zero
         let replaced = state.withLock { s -> Block? in
-            guard s.stores(lingering: lingering) else { return nil }
+            guard s.stores else { return nil }
             let old = s.blocks.removeValue(forKey: first.id)
             if let old {
                 s.bytes -= old.cost
