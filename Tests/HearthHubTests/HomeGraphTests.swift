@@ -37,4 +37,32 @@ struct HomeGraphTests {
         #expect(graph.devicesByDriver["climate"] == nil)
         #expect(graph.devices.count == 4)
     }
+
+    @Test("every change to a device gives the graph a stamp no graph had; a copy keeps it")
+    func devicesStamp() {
+        var graph = HomeGraph(epoch: "e", revision: 0)
+        var seen: Set<UInt64> = [graph.devicesStamp]
+        func changed(_ what: Comment) {
+            #expect(seen.insert(graph.devicesStamp).inserted, what)
+        }
+        graph.put(Self.device("lights", "l0"))
+        changed("added")
+        graph.put(Self.device("lights", "l0", name: "Renamed"))
+        changed("replaced")
+        graph.modifyDevice("lights/l0") { $0.name = "Hall" }
+        changed("modified")
+        graph.modifyAllDevices { _ in false }
+        changed("all visited")
+        let copy = graph
+        #expect(copy.devicesStamp == graph.devicesStamp)
+        graph.removeDevice("lights/l0")
+        changed("removed")
+        let stamp = graph.devicesStamp
+        graph.modifyDevice("lights/gone") { $0.name = "x" }
+        graph.removeDevice("lights/gone")
+        _ = graph.nextRevision()
+        graph.rooms["r"] = RoomRecord(id: "r", structureID: "home", name: "R", revision: 1)
+        #expect(graph.devicesStamp == stamp, "no device changed")
+        #expect(HomeGraph(epoch: "e", revision: 0).devicesStamp != copy.devicesStamp, "a new graph has its own")
+    }
 }

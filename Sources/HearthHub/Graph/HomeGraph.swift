@@ -1,4 +1,5 @@
 import HearthModel
+import Synchronization
 
 /// The authoritative home: structures, rooms and devices, and the revision counter.
 ///
@@ -19,6 +20,16 @@ struct HomeGraph: Sendable {
     /// Goes up whenever a device is added or removed: the sorted ids a snapshot sends the devices in are
     /// kept while it stays (``SnapshotCache/sortedDeviceIDs(_:)``).
     private(set) var deviceSetVersion: UInt64 = 0
+    /// Changes whenever a device is added, removed or modified (through the three methods that change
+    /// `devices`), taken from one counter for the whole process: two graphs with the same stamp hold the same
+    /// devices, so a snapshot block encoded from one is what the other would encode (``SnapshotCache``).
+    private(set) var devicesStamp = HomeGraph.nextDevicesStamp()
+
+    private static let devicesStamps = Atomic<UInt64>(0)
+
+    private static func nextDevicesStamp() -> UInt64 {
+        devicesStamps.add(1, ordering: .relaxed).newValue
+    }
 
     init(epoch: String, revision: UInt64) {
         self.epoch = epoch
@@ -42,6 +53,7 @@ struct HomeGraph: Sendable {
 
     /// Adds or replaces a device.
     mutating func put(_ device: DeviceRecord) {
+        devicesStamp = Self.nextDevicesStamp()
         if let old = devices.updateValue(device, forKey: device.id) {
             if old.driverID != device.driverID { unindex(old) }
         } else {
@@ -54,6 +66,7 @@ struct HomeGraph: Sendable {
     @discardableResult
     mutating func removeDevice(_ id: String) -> DeviceRecord? {
         guard let old = devices.removeValue(forKey: id) else { return nil }
+        devicesStamp = Self.nextDevicesStamp()
         deviceSetVersion += 1
         unindex(old)
         return old
@@ -64,6 +77,7 @@ struct HomeGraph: Sendable {
     @discardableResult
     mutating func modifyDevice<R>(_ id: String, _ body: (inout DeviceRecord) -> R) -> R? {
         guard let index = devices.index(forKey: id) else { return nil }
+        devicesStamp = Self.nextDevicesStamp()
         return body(&devices.values[index])
     }
 
@@ -72,6 +86,7 @@ struct HomeGraph: Sendable {
     /// - Returns: how many devices changed.
     @discardableResult
     mutating func modifyAllDevices(_ body: (inout DeviceRecord) -> Bool) -> Int {
+        devicesStamp = Self.nextDevicesStamp()
         var changed = 0
         var index = devices.values.startIndex
         while index != devices.values.endIndex {

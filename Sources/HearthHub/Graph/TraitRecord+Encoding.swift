@@ -45,7 +45,9 @@ extension DeviceRecord {
 
     /// ``appendFramedChange(revision:to:)`` around a `Device` message already encoded by ``appendDevice(to:)``
     /// (``SnapshotCache``: several watchers joining at once encode each device once).
-    static func appendFramedChange(revision changeRevision: UInt64, device: ArraySlice<UInt8>, to out: inout [UInt8]) {
+    static func appendFramedChange(
+        revision changeRevision: UInt64, device: some Collection<UInt8>, to out: inout [UInt8]
+    ) {
         let changeSize = ProtoBytes.varintFieldSize(changeRevision) + ProtoBytes.delimitedFieldSize(device.count)
         ProtoBytes.appendDelimitedHeader(1, length: changeSize, to: &out)
         ProtoBytes.appendVarintField(1, changeRevision, to: &out)

@@ -17,6 +17,12 @@ import Synchronization
 /// pointer comparisons, since the graph and the block share its storage; a device that changed meanwhile is
 /// encoded again, and the block is stored anew.
 ///
+/// A block that holds every device a graph and a filter give it is marked with them (``Origin``: the graph's
+/// ``HomeGraph/devicesStamp``, which changes with every change to any device): a snapshot of a graph with
+/// the same stamp, through an equal filter, sends the block as it is, with no device looked up or compared.
+/// Watchers joining a quiet home together take graphs with the same stamp; when a device changes while they
+/// join, the first snapshot of the newer graph that finds a block unchanged marks it for its graph.
+///
 /// With no `linger`, devices are stored only while two or more snapshots are being sent, and the cache is
 /// emptied when the last one ends: a watcher that reads its snapshot slowly keeps what is stored until it has
 /// it all. With a `linger` (the hub's is ``HubEngine/Configuration/snapshotCacheLinger``), every snapshot
@@ -32,6 +38,10 @@ final class SnapshotCache: Sendable {
     /// The devices of one block as a snapshot encoded them, in its order.
     struct Block: Sendable {
         var records: [DeviceRecord] = []
+        /// The graph and filter the block holds every device of, when it does: a snapshot of the same sends
+        /// the block as it is, with no device looked up or compared (``WatchStream/encodeStored(_:origin:revision:cache:)``).
+        /// Nil for a block stored only in part.
+        var origin: Origin?
         /// The encoded `Device` messages, one after another.
         var bytes: [UInt8] = []
         /// Where each device's message ends in `bytes`.
@@ -77,9 +87,15 @@ final class SnapshotCache: Sendable {
         func prefix(_ count: Int) -> Block {
             guard count < records.count else { return self }
             return Block(
-                records: Array(records.prefix(count)), bytes: Array(bytes.prefix(end(ofFirst: count))),
+                records: Array(records.prefix(count)), origin: nil, bytes: Array(bytes.prefix(end(ofFirst: count))),
                 ends: Array(ends.prefix(count)))
         }
+    }
+
+    /// What a block's devices are: those of the graph with ``HomeGraph/devicesStamp`` that `filter` shows.
+    struct Origin: Sendable, Equatable {
+        var devicesStamp: UInt64
+        var filter: WatchFilter
     }
 
     private struct State {
@@ -213,6 +229,22 @@ final class SnapshotCache: Sendable {
         state.withLock { $0.blocks[first] }
     }
 
+    /// The block starting at `first` if it holds every device of `origin`'s graph and filter.
+    func block(startingAt first: String, origin: Origin) -> Block? {
+        state.withLock { s in s.blocks[first].flatMap { $0.origin == origin ? $0 : nil } }
+    }
+
+    /// A snapshot found every device of the block starting at `first` stored as its graph holds it, and no
+    /// other: the block is now known to be `origin`'s too (it was `stored`'s, an earlier graph, or none),
+    /// and the snapshots of that graph send it as it is. (Ten watchers joining while a device changes take
+    /// two graphs; the later ones would otherwise compare every device of every block.)
+    func restamp(_ first: String, from stored: Origin?, to origin: Origin) {
+        state.withLock { s in
+            guard s.blocks[first]?.origin == stored else { return }
+            s.blocks[first]?.origin = origin
+        }
+    }
+
     /// The encoded `Device` message of each of `records` (a block, from its first id), or nil where none is
     /// stored for the record as it is.
     ///
@@ -234,11 +266,11 @@ final class SnapshotCache: Sendable {
 
     /// Stores a block's devices as encoded now, in place of what was stored for it, as far as the byte limit
     /// allows; nothing unless another snapshot is being sent, or (with a linger) one is.
-    func store(_ block: Block) {
-        guard let first = block.records.first else { return }
+    func store(_ block: Block, at first: String) {
+        guard !block.records.isEmpty else { return }
         let replaced = state.withLock { s -> Block? in
             guard s.stores else { return nil }
-            let old = s.blocks.removeValue(forKey: first.id)
+            let old = s.blocks.removeValue(forKey: first)
             if let old {
                 s.bytes -= old.cost
                 s.devices -= old.records.count
@@ -247,7 +279,7 @@ final class SnapshotCache: Sendable {
             while fits > 0, s.bytes + block.cost(ofFirst: fits) > byteLimit { fits -= 1 }
             guard fits > 0 else { return old }
             let kept = block.prefix(fits)
-            s.blocks[first.id] = kept
+            s.blocks[first] = kept
             s.bytes += kept.cost
             s.devices += fits
             return old

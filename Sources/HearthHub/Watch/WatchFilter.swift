@@ -2,7 +2,7 @@ import HearthModel
 import HearthProto
 
 /// A watch's filter together with the caller's rights: decides, per delivery, what a watcher sees.
-struct WatchFilter: Sendable {
+struct WatchFilter: Sendable, Equatable {
     enum Verdict {
         case show
         /// The device left what the watcher sees: send it `device_removed`.
