@@ -16,7 +16,7 @@ struct SnapshotOriginTests {
         .with { $0.structureIds = ["home"] }, access: UserAccess(user: "admin", role: .admin, structures: nil))
 
     static func origin(_ stamp: UInt64, _ filter: WatchFilter = everything) -> SnapshotCache.Origin {
-        SnapshotCache.Origin(devicesStamp: stamp, filter: filter)
+        SnapshotCache.Origin(devicesStamp: stamp, visibility: filter.visibility)
     }
 
     /// A cache while two snapshots are sent (so that it stores), with `devices` encoded into it for `origin`.
@@ -75,6 +75,28 @@ struct SnapshotOriginTests {
             let sent = WatchStream.encodeStored(Self.key, origin: Self.origin(9), revision: 4, cache: cache)
             #expect(sent?.bytes == SnapshotCacheTests.expected(changed, revision: 4))
             #expect(WatchStream.encodeStored(Self.key, origin: Self.origin(8), revision: 4, cache: cache) == nil)
+        }
+    }
+
+    @Test("an older graph that finds a block whole leaves it to the newer one")
+    func olderGraph() {
+        Self.sharing { cache in
+            _ = WatchStream.encode(Self.devices, revision: 2, cache: cache, key: Self.key, origin: Self.origin(8))
+            let older = WatchStream.encode(Self.devices, revision: 2, cache: cache, key: Self.key, origin: Self.origin(7))
+            #expect(older.reused == Self.devices.count)
+            #expect(WatchStream.encodeStored(Self.key, origin: Self.origin(8), revision: 2, cache: cache) != nil)
+            #expect(WatchStream.encodeStored(Self.key, origin: Self.origin(7), revision: 2, cache: cache) == nil)
+        }
+    }
+
+    @Test("another user who sees the same devices is sent the block whole; one limited to other structures is not")
+    func otherUsers() {
+        let member = WatchFilter(Hearth_V1_WatchFilter(), access: UserAccess(user: "kid", role: .viewer, structures: nil))
+        let limited = WatchFilter(Hearth_V1_WatchFilter(), access: UserAccess(user: "guest", role: .viewer, structures: ["home"]))
+        #expect(member.visibility.isEverything && !limited.visibility.isEverything)
+        Self.sharing { cache in
+            #expect(WatchStream.encodeStored(Self.key, origin: Self.origin(7, member), revision: 2, cache: cache) != nil)
+            #expect(WatchStream.encodeStored(Self.key, origin: Self.origin(7, limited), revision: 2, cache: cache) == nil)
         }
     }
 

@@ -11,8 +11,8 @@ struct HomeGraph: Sendable {
     var revision: UInt64
     var structures: [String: StructureRecord] = [:]
     var rooms: [String: RoomRecord] = [:]
-    /// Changed through ``put(_:)``, ``removeDevice(_:)`` and ``modifyDevice(_:_:)``, which keep
-    /// ``devicesByDriver`` in step.
+    /// Changed through ``put(_:)``, ``removeDevice(_:)``, ``modifyDevice(_:_:)`` and
+    /// ``modifyAllDevices(_:)``, which keep ``devicesByDriver`` and ``devicesStamp`` in step.
     private(set) var devices: [String: DeviceRecord] = [:]
     /// The ids of each driver's devices: a driver's connect and disconnect touch its own devices, never
     /// all of them.
@@ -20,7 +20,7 @@ struct HomeGraph: Sendable {
     /// Goes up whenever a device is added or removed: the sorted ids a snapshot sends the devices in are
     /// kept while it stays (``SnapshotCache/sortedDeviceIDs(_:)``).
     private(set) var deviceSetVersion: UInt64 = 0
-    /// Changes whenever a device is added, removed or modified (through the three methods that change
+    /// Changes whenever a device is added, removed or modified (through the four methods that change
     /// `devices`), taken from one counter for the whole process: two graphs with the same stamp hold the same
     /// devices, so a snapshot block encoded from one is what the other would encode (``SnapshotCache``).
     private(set) var devicesStamp = HomeGraph.nextDevicesStamp()

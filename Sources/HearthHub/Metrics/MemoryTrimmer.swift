@@ -25,36 +25,38 @@ struct MemoryTrimmer: Sendable {
     /// When to trim, apart from the clock and the C library.
     ///
     /// A burst grows the process; when it is over, what it allocated for itself is free but still resident.
-    /// A trim is due when connections closed since the last look, or when the resident size is more than
-    /// `growthThreshold` above the least it was since the last trim and did not grow since the previous look
-    /// (a burst that is over). A steady load, however much its arenas hold free, neither closes nor grows: no
-    /// trim (one each second, 300 `madvise` calls and 20 ms of a thread, was what an earlier "more than the
-    /// threshold free" rule cost, since a busy hub always holds that much free). Memory that stays in use
-    /// after a trim raises the baseline: it costs one trim, not one per look.
+    /// A trim is due when connections closed since the last look, or when the process is more than
+    /// `growthThreshold` above where it was at the last trim (or the start) and did not grow since the
+    /// previous look: a burst is over. The mark is where the process stood *before* the trim, so the pages
+    /// a trim gives back and a steady load faults in again never count as growth (measured from the low a
+    /// trim leaves, they did, and a steady hub trimmed every few seconds, as it did when an earlier rule
+    /// looked at the arenas' free bytes: one trim each second, 300 `madvise` calls and 20 ms of a thread).
+    /// A later burst that stays under that mark is not trimmed: the process never goes past its peak by
+    /// more than the threshold without a trim.
     struct Policy: Sendable {
         let growthThreshold: Int
         var closedSeen: Int
-        /// The least the process was resident since the last trim (or the start).
-        var baseline: Int
+        /// Resident before the last trim (or at the start).
+        var mark: Int
         /// Resident at the previous look.
         var previous: Int
 
-        init(growthThreshold: Int, residentBytes: Int, connectionsClosed: Int) {
+        init(growthThreshold: Int, residentBytes: Int?, connectionsClosed: Int) {
             self.growthThreshold = growthThreshold
             closedSeen = connectionsClosed
-            baseline = residentBytes
-            previous = residentBytes
+            mark = residentBytes ?? 0
+            previous = residentBytes ?? 0
         }
 
-        /// One look: whether to trim now.
-        mutating func look(residentBytes: Int, connectionsClosed: Int) -> Bool {
-            defer { previous = residentBytes }
-            baseline = min(baseline, residentBytes)
+        /// One look: whether to trim now. Without the resident size (it could not be read) only closes count.
+        mutating func look(residentBytes: Int?, connectionsClosed: Int) -> Bool {
             let closed = connectionsClosed != closedSeen
             closedSeen = connectionsClosed
-            let burstOver = residentBytes - baseline > growthThreshold && residentBytes <= previous
+            guard let resident = residentBytes else { return closed }
+            defer { previous = resident }
+            let burstOver = resident - mark > growthThreshold && resident <= previous
             guard closed || burstOver else { return false }
-            baseline = residentBytes
+            mark = max(mark, resident)
             return true
         }
     }
@@ -72,22 +74,22 @@ struct MemoryTrimmer: Sendable {
         }
     }
 
-    /// The process's resident bytes now (`/proc/self/statm`; 0 where it cannot be read).
-    static var residentBytes: Int {
+    /// The process's resident bytes now (`/proc/self/statm`); nil where it cannot be read.
+    static var residentBytes: Int? {
         #if canImport(Glibc)
-        let fd = open("/proc/self/statm", O_RDONLY)
-        guard fd >= 0 else { return 0 }
+        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         // "size resident shared text lib data dt", in pages.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int? in
             let count = read(fd, buffer.baseAddress, buffer.count)
-            guard count > 0 else { return 0 }
+            guard count > 0 else { return nil }
             let fields = buffer[..<count].split(separator: UInt8(ascii: " "), maxSplits: 2)
-            guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
+            guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
             return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         }
         #else
-        return 0
+        return nil
         #endif
     }
 

@@ -17,11 +17,14 @@ import Synchronization
 /// pointer comparisons, since the graph and the block share its storage; a device that changed meanwhile is
 /// encoded again, and the block is stored anew.
 ///
-/// A block that holds every device a graph and a filter give it is marked with them (``Origin``: the graph's
-/// ``HomeGraph/devicesStamp``, which changes with every change to any device): a snapshot of a graph with
-/// the same stamp, through an equal filter, sends the block as it is, with no device looked up or compared.
-/// Watchers joining a quiet home together take graphs with the same stamp; when a device changes while they
-/// join, the first snapshot of the newer graph that finds a block unchanged marks it for its graph.
+/// A block that holds every device a graph gives a watcher is marked with both (``Origin``: the graph's
+/// ``HomeGraph/devicesStamp``, which changes with every change to any device, and what the watcher sees,
+/// ``WatchFilter/Visibility``): a snapshot of a graph with the same stamp, for a watcher who sees the same,
+/// sends the block as it is, with no device looked up or compared. Watchers joining a quiet home together
+/// take graphs with the same stamp; when a device changes while they join, the first snapshot of the newer
+/// graph that finds a block unchanged marks it for its graph (never back for an older one). In a home that
+/// changes every few milliseconds the stamps differ and each snapshot compares, as before. Blocks are
+/// stored under their first id, with what the watcher sees appended unless it sees everything.
 ///
 /// With no `linger`, devices are stored only while two or more snapshots are being sent, and the cache is
 /// emptied when the last one ends: a watcher that reads its snapshot slowly keeps what is stored until it has
@@ -38,10 +41,13 @@ final class SnapshotCache: Sendable {
     /// The devices of one block as a snapshot encoded them, in its order.
     struct Block: Sendable {
         var records: [DeviceRecord] = []
-        /// The graph and filter the block holds every device of, when it does: a snapshot of the same sends
-        /// the block as it is, with no device looked up or compared (``WatchStream/encodeStored(_:origin:revision:cache:)``).
-        /// Nil for a block stored only in part.
+        /// The graph and visibility the block holds every device of, when it is known to: a snapshot of the
+        /// same sends the block as it is, with no device looked up or compared
+        /// (``WatchStream/encodeStored(_:origin:revision:cache:)``). Nil for a block stored only in part, or
+        /// stored with none.
         var origin: Origin?
+        /// Tells this block from any other stored under the same key (given by ``SnapshotCache/store(_:at:)``).
+        var serial: UInt64 = 0
         /// The encoded `Device` messages, one after another.
         var bytes: [UInt8] = []
         /// Where each device's message ends in `bytes`.
@@ -87,19 +93,23 @@ final class SnapshotCache: Sendable {
         func prefix(_ count: Int) -> Block {
             guard count < records.count else { return self }
             return Block(
-                records: Array(records.prefix(count)), origin: nil, bytes: Array(bytes.prefix(end(ofFirst: count))),
+                records: Array(records.prefix(count)), origin: nil, serial: serial,
+                bytes: Array(bytes.prefix(end(ofFirst: count))),
                 ends: Array(ends.prefix(count)))
         }
     }
 
-    /// What a block's devices are: those of the graph with ``HomeGraph/devicesStamp`` that `filter` shows.
+    /// What a block's devices are: those of the graph with ``HomeGraph/devicesStamp`` that a watcher of
+    /// `visibility` sees. (Compared stamp first: a different stamp answers without comparing the sets.)
     struct Origin: Sendable, Equatable {
         var devicesStamp: UInt64
-        var filter: WatchFilter
+        var visibility: WatchFilter.Visibility
     }
 
     private struct State {
         var blocks: [String: Block] = [:]
+        /// The last ``Block/serial`` given.
+        var serials: UInt64 = 0
         var devices = 0
         var bytes = 0
         var snapshots = 0
@@ -197,7 +207,8 @@ final class SnapshotCache: Sendable {
     /// snapshot encodes it now: the caller encodes it and then calls ``finished(_:)``. Returns false when the
     /// caller need not: another snapshot was encoding the block (this waits until it has stored it), or
     /// nothing would be stored (fewer than two snapshots with no linger, or the cache full). Either way the
-    /// caller then looks its devices up and encodes what is missing. Snapshots joining together reach the
+    /// caller then sends the block stored whole for its graph if there is one, or looks its devices up and
+    /// encodes what is missing. Snapshots joining together reach the
     /// same blocks at about the same time, and each used to encode the block the others were encoding. (A
     /// waiter needs no cancellation: the encoding it waits for never suspends.)
     func claim(_ first: String) async -> Bool {
@@ -229,23 +240,29 @@ final class SnapshotCache: Sendable {
         state.withLock { $0.blocks[first] }
     }
 
-    /// The block starting at `first` if it holds every device of `origin`'s graph and filter.
+    /// The block starting at `first` if it holds every device of `origin`'s graph and visibility (compared
+    /// outside the lock: a watcher's filter may hold thousands of ids).
     func block(startingAt first: String, origin: Origin) -> Block? {
-        state.withLock { s in s.blocks[first].flatMap { $0.origin == origin ? $0 : nil } }
+        guard let block = block(startingAt: first), block.origin == origin else { return nil }
+        return block
     }
 
-    /// A snapshot found every device of the block starting at `first` stored as its graph holds it, and no
-    /// other: the block is now known to be `origin`'s too (it was `stored`'s, an earlier graph, or none),
-    /// and the snapshots of that graph send it as it is. (Ten watchers joining while a device changes take
-    /// two graphs; the later ones would otherwise compare every device of every block.)
-    func restamp(_ first: String, from stored: Origin?, to origin: Origin) {
+    /// A snapshot found every device of `stored`, stored under `first`, as its graph holds them, and no others,
+    /// through the same visibility: the block is now known to be `origin`'s, a newer graph's, and the
+    /// snapshots of that graph send it as it is. (Ten watchers joining while a device changes take graphs
+    /// of two stamps; the later ones would otherwise compare every device of every block.) Only forward: a
+    /// snapshot of an older graph leaves the block to the newer one. Nothing when another block was stored
+    /// under `first` meanwhile.
+    func restamp(_ first: String, stored: Block, to origin: Origin) {
+        guard origin.devicesStamp > stored.origin?.devicesStamp ?? 0 else { return }
         state.withLock { s in
-            guard s.blocks[first]?.origin == stored else { return }
+            guard s.blocks[first]?.serial == stored.serial else { return }
             s.blocks[first]?.origin = origin
         }
     }
 
-    /// The encoded `Device` message of each of `records` (a block, from its first id), or nil where none is
+    /// The encoded `Device` message of each of `records` (a block stored under its first record's id, as
+    /// ``WatchStream/encode(_:revision:cache:key:origin:)`` stores it by default), or nil where none is
     /// stored for the record as it is.
     ///
     /// Records are compared with `==`, which takes canonically equivalent strings and -0.0 and 0.0 as equal
@@ -278,7 +295,10 @@ final class SnapshotCache: Sendable {
             var fits = block.records.count
             while fits > 0, s.bytes + block.cost(ofFirst: fits) > byteLimit { fits -= 1 }
             guard fits > 0 else { return old }
-            let kept = block.prefix(fits)
+            s.serials += 1
+            var kept = block
+            kept.serial = s.serials
+            kept = kept.prefix(fits)
             s.blocks[first] = kept
             s.bytes += kept.cost
             s.devices += fits

@@ -2,7 +2,7 @@ import HearthModel
 import HearthProto
 
 /// A watch's filter together with the caller's rights: decides, per delivery, what a watcher sees.
-struct WatchFilter: Sendable, Equatable {
+struct WatchFilter: Sendable {
     enum Verdict {
         case show
         /// The device left what the watcher sees: send it `device_removed`.
@@ -22,6 +22,27 @@ struct WatchFilter: Sendable, Equatable {
         devices = Set(filter.deviceIds)
         deviceTypes = Set(filter.deviceTypeIds)
         traits = Set(filter.traitIds)
+    }
+
+    /// What decides which devices the watcher sees: the filter's sets and the structures its user may see,
+    /// not who the user is (two admins see the same devices).
+    struct Visibility: Sendable, Hashable {
+        var allowedStructures: Set<String>?
+        var structures: Set<String>
+        var devices: Set<String>
+        var deviceTypes: Set<UInt32>
+        var traits: Set<UInt32>
+
+        /// Everything: no filter, and a user who may see every structure.
+        var isEverything: Bool {
+            allowedStructures == nil && structures.isEmpty && devices.isEmpty && deviceTypes.isEmpty && traits.isEmpty
+        }
+    }
+
+    var visibility: Visibility {
+        Visibility(
+            allowedStructures: access.structures, structures: structures, devices: devices, deviceTypes: deviceTypes,
+            traits: traits)
     }
 
     func verdict(_ entry: LogEntry) -> Verdict {

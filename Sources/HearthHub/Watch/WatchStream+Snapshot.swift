@@ -50,6 +50,11 @@ extension WatchStream {
         holding = false
         let ids = snapshotCache.sortedDeviceIDs(graph)
         let filter = self.filter
+        // Blocks are stored by their first id, and by what the watcher sees unless it sees everything: watchers
+        // of other filters or structures do not take each other's blocks' places.
+        let visibility = filter.visibility
+        let keySuffix = visibility.isEverything ? "" : "\u{1F}\(visibility.hashValue)"
+        let origin = SnapshotCache.Origin(devicesStamp: graph.devicesStamp, visibility: visibility)
         let cache = snapshotCache
         cache.begin(deviceSet: graph.deviceSetVersion)
         defer { cache.end() }
@@ -66,10 +71,9 @@ extension WatchStream {
                         defer { self.snapshotGate.release() }
                         // Blocks start at the same ids in every snapshot of the same devices: one snapshot
                         // encodes a block, the others sent meanwhile wait for it and copy.
-                        let key = blockIDs[blockIDs.startIndex]
+                        let key = blockIDs[blockIDs.startIndex] + keySuffix
                         let claimed = await cache.claim(key)
                         defer { if claimed { cache.finished(key) } }
-                        let origin = SnapshotCache.Origin(devicesStamp: graph.devicesStamp, filter: filter)
                         if let (bytes, count) = Self.encodeStored(key, origin: origin, revision: revision, cache: cache) {
                             self.metrics.recordSnapshotDevices(encoded: 0, reused: count)
                             return (index, bytes, count)
@@ -105,8 +109,8 @@ extension WatchStream {
     /// Returns the bytes and how many devices were copied.
     ///
     /// The block is stored under `key` (its first id; by default its first record's), and marked as holding
-    /// every device of `origin`, its graph and filter, when given: a block found whole is re-marked for
-    /// `origin`, one encoded anew is stored with it.
+    /// every device of `origin`, its graph and visibility, when given: one encoded anew is stored with it, and
+    /// one found whole, of an older graph, is marked for `origin`.
     static func encode(
         _ records: [DeviceRecord], revision: UInt64, cache: SnapshotCache, key: String? = nil,
         origin: SnapshotCache.Origin? = nil
@@ -138,15 +142,17 @@ extension WatchStream {
         if !fresh.records.isEmpty {
             fresh.origin = origin
             cache.store(fresh, at: key)
-        } else if let origin, let stored, stored.records.count == records.count, stored.origin?.filter == origin.filter {
+        } else if let origin, let stored, stored.records.count == records.count,
+            stored.origin?.visibility == origin.visibility
+        {
             // Every device found stored, and no more: the block is this graph's too.
-            cache.restamp(key, from: stored.origin, to: origin)
+            cache.restamp(key, stored: stored, to: origin)
         }
         return (bytes, reused)
     }
 
     /// The block starting at `key` as framed changes at `revision`, with its device count, when `cache` holds
-    /// it whole for `origin` (the same devices and filter): no device is looked up, copied or compared. The
+    /// it whole for `origin` (the same devices and visibility): no device is looked up, copied or compared. The
     /// nine of ten watchers joining together that find a block another encoded used to look up each of its
     /// devices in the graph, copy the record and compare it: a third of the hub's CPU while they joined.
     static func encodeStored(
