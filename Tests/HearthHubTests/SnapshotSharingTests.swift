@@ -87,6 +87,49 @@ struct SnapshotSharingTests {
         }
     }
 
+    @Test("watchers joining one after another within the linger, through other filters and rights, each get their own devices")
+    func joinAfterAnother() async throws {
+        try await withEngine { engine in
+            _ = await engine.driverConnected("lights")
+            let ids = (0..<30).map { "lamp-\($0)" }
+            _ = try await engine.announce(driver: "lights", .with { $0.devices = ids.map(lampWithSensor) })
+            func snapshot(
+                _ request: Hearth_V1_WatchRequest = .from(0),
+                as user: UserAccess = HubEngineWatchTests.admin
+            ) async throws -> [Hearth_V1_Device] {
+                try await engine.awaitCommit()
+                let watcher = EngineWatcher(engine, request, as: user)
+                defer { watcher.stop() }
+                return try await watcher.collect(through: await engine.info().revision).flatMap(\.changes).compactMap {
+                    if case .device(let d) = $0.kind { return d }
+                    return nil
+                }
+            }
+            let first = try await snapshot()
+            #expect(first.count == ids.count)
+            let reused = Self.reusedDevices(engine)
+            #expect(try await snapshot() == first, "the stored blocks, sent whole")
+            #expect(Self.reusedDevices(engine) - reused == ids.count)
+
+            let two = try await snapshot(.with { $0.filter.deviceIds = ["lights/lamp-3", "lights/lamp-17"] })
+            #expect(two.map(\.id) == ["lights/lamp-17", "lights/lamp-3"])
+            let limited = UserAccess(user: "guest", role: .viewer, structures: ["elsewhere"])
+            #expect(try await snapshot(as: limited).isEmpty, "unassigned devices are hidden from a user limited to structures")
+            let reusedBefore = Self.reusedDevices(engine)
+            #expect(try await snapshot() == first)
+            #expect(Self.reusedDevices(engine) - reusedBefore == ids.count, "the others' blocks did not take these' place")
+
+            try await engine.report("lights", "lamp-5", trait: 0x0006, [0: .bool(true)])
+            for _ in 0..<2 {
+                let after = try await snapshot()
+                #expect(after.map(\.id) == first.map(\.id))
+                let responses = [Hearth_V1_WatchResponse.with { $0.changes = after.map { d in .with { $0.device = d } } }]
+                #expect(Self.onOff(responses, device: "lights/lamp-5") == true)
+                #expect(Self.onOff(responses, device: "lights/lamp-6") == false)
+            }
+        }
+    }
+
     @Test("a device added or removed between two snapshots is in, or missing from, the second")
     func deviceSetChanges() async throws {
         try await withEngine { engine in
