@@ -43,6 +43,10 @@ struct MemoryTrimmerTests {
         var policy = MemoryTrimmer.Policy(growthThreshold: 1, residentBytes: nil, connectionsClosed: 0)
         let answers = [0, 1, 1].map { policy.look(residentBytes: nil, connectionsClosed: $0) }
         #expect(answers == [false, true, false])
+        // Readable later: that reading is where the process stands, not 200 MB grown from nothing.
+        let mb = 1024 * 1024
+        let later = [200, 200, 201].map { policy.look(residentBytes: $0 * mb, connectionsClosed: 1) }
+        #expect(later == [false, false, false])
     }
 
     @Test("memory that stays in use after a trim is trimmed for once")

@@ -108,7 +108,7 @@ struct SnapshotSharingTests {
             let first = try await snapshot()
             #expect(first.count == ids.count)
             let reused = Self.reusedDevices(engine)
-            #expect(try await snapshot() == first, "the stored blocks, sent whole")
+            #expect(try await snapshot() == first, "the stored blocks' messages, the same as encoded")
             #expect(Self.reusedDevices(engine) - reused == ids.count)
 
             let two = try await snapshot(.with { $0.filter.deviceIds = ["lights/lamp-3", "lights/lamp-17"] })

@@ -36,15 +36,15 @@ struct MemoryTrimmer: Sendable {
     struct Policy: Sendable {
         let growthThreshold: Int
         var closedSeen: Int
-        /// Resident before the last trim (or at the start).
-        var mark: Int
+        /// Resident before the last trim (or at the first look that could read it).
+        var mark: Int?
         /// Resident at the previous look.
-        var previous: Int
+        var previous = 0
 
         init(growthThreshold: Int, residentBytes: Int?, connectionsClosed: Int) {
             self.growthThreshold = growthThreshold
             closedSeen = connectionsClosed
-            mark = residentBytes ?? 0
+            mark = residentBytes
             previous = residentBytes ?? 0
         }
 
@@ -54,9 +54,14 @@ struct MemoryTrimmer: Sendable {
             closedSeen = connectionsClosed
             guard let resident = residentBytes else { return closed }
             defer { previous = resident }
+            // The first reading is where the process stands, not growth from nothing.
+            guard let mark else {
+                self.mark = resident
+                return closed
+            }
             let burstOver = resident - mark > growthThreshold && resident <= previous
             guard closed || burstOver else { return false }
-            mark = max(mark, resident)
+            self.mark = max(mark, resident)
             return true
         }
     }

@@ -93,8 +93,7 @@ final class SnapshotCache: Sendable {
         func prefix(_ count: Int) -> Block {
             guard count < records.count else { return self }
             return Block(
-                records: Array(records.prefix(count)), origin: nil, serial: serial,
-                bytes: Array(bytes.prefix(end(ofFirst: count))),
+                records: Array(records.prefix(count)), origin: nil, bytes: Array(bytes.prefix(end(ofFirst: count))),
                 ends: Array(ends.prefix(count)))
         }
     }
@@ -296,9 +295,8 @@ final class SnapshotCache: Sendable {
             while fits > 0, s.bytes + block.cost(ofFirst: fits) > byteLimit { fits -= 1 }
             guard fits > 0 else { return old }
             s.serials += 1
-            var kept = block
+            var kept = block.prefix(fits)
             kept.serial = s.serials
-            kept = kept.prefix(fits)
             s.blocks[first] = kept
             s.bytes += kept.cost
             s.devices += fits
