@@ -1,3 +1,4 @@
+import HashTreeCollections
 import HearthModel
 public import OpenCombineShim
 import Synchronization

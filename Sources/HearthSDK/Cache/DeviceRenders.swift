@@ -1,3 +1,4 @@
+import HashTreeCollections
 import Synchronization
 
 /// What one subscriber's rendering has delivered of devices whose change was still being applied.

@@ -1,3 +1,4 @@
+import HashTreeCollections
 import HearthModel
 import HearthProto
 import Synchronization
@@ -17,14 +18,11 @@ import Synchronization
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    /// The entries by id. A change of a device's state updates its entry in place and leaves the dictionary
-    /// alone, so a snapshot is copied only by an update that adds or removes a device (once per watch
-    /// response). A persistent hash tree, kept here before, copied a path instead, but each lookup visited a
-    /// node per level, a cache miss apiece with twenty clients in one process (14 % of the `building`
-    /// mix's client process at 5,000 reports/s), and building one while listing 100,000 devices grew a node
-    /// per insert (15 % of ten clients joining). The dictionary's extra bytes (up to 75 % load after doubling)
-    /// no longer matter: about 1,050 bytes per device, against the 1.5 KB a device may cost.
-    var devices: [String: CachedDevice] = [:]
+    /// The entries by id, in a persistent hash tree, copied along a path only when a device is added or
+    /// removed. A `Dictionary` looked entries up faster (a tree's lookup visits a node per level: 10 % of
+    /// the `building` mix's client process) but, at up to 75 % load after doubling, held about 50 bytes more
+    /// per device: 1,523 against 1,472 for 100,000 devices, past the 1.5 KB a device may cost.
+    var devices: TreeDictionary<String, CachedDevice> = [:]
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""
@@ -75,18 +73,17 @@ struct HomeSnapshot: Sendable {
     }
 
     /// A device of a snapshot being built (``Home``'s first list or a re-list): the snapshot is not published
-    /// until it is synced, so its dictionary is not shared and is updated in place, in one pass for a new device
+    /// until it is synced, so its tree is not shared and is updated in place, in one pass for a new device
     /// (a lookup, then an insert, were a tenth of a client joining a 100,000-device home), and what it
     /// changed is not recorded (it is not an update anyone sees; the update is the difference to the old
     /// cache, made at the synced mark).
     private mutating func insertWhileBuilding(_ device: CompactDevice) {
         var isNew = false
-        let entry = Self.entry(&devices[device.id, default: { isNew = true; return CachedDevice(device, sequence: sequence + 1) }()])
+        let entry = devices.updateValue(
+            forKey: device.id, default: { isNew = true; return CachedDevice(device, sequence: sequence + 1) }()
+        ) { $0 }
         if !isNew { _ = entry.replace(with: device, sequence: sequence + 1) }
     }
-
-    /// The entry a dictionary's modify accessor gives (inserting its default first when the key is new).
-    private static func entry(_ entry: inout CachedDevice) -> CachedDevice { entry }
 
     /// Applies a watch response's changes and takes its revision.
     mutating func apply(_ response: WatchBatch) {

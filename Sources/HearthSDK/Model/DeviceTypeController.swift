@@ -1,4 +1,5 @@
 public import HearthModel
+import HashTreeCollections
 import HearthProto
 public import HearthTypes
 public import OpenCombineShim

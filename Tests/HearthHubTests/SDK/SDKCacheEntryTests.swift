@@ -1,3 +1,4 @@
+import HashTreeCollections
 import HearthModel
 import HearthProto
 @testable import HearthSDK
