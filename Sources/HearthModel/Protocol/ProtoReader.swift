@@ -15,26 +15,20 @@ package struct ProtoReader {
         package init() {}
     }
 
-    // The reader's small methods are inlinable: called from other modules (HearthSDK's cache, the hub's
-    // store) they were each a call, and a client listing a large home spends half its time in these walks.
-
     /// Where the next read starts.
-    @usableFromInline package internal(set) var position: UnsafeRawPointer
-    @usableFromInline let end: UnsafeRawPointer
+    package private(set) var position: UnsafeRawPointer
+    private let end: UnsafeRawPointer
 
     /// Reads `bytes`, which must outlive the reader.
-    @inlinable
     package init(_ bytes: UnsafeRawBufferPointer) {
         let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
         position = base
         end = base + bytes.count
     }
 
-    @inlinable
     package var isAtEnd: Bool { position >= end }
 
     /// The next field's number and wire type, or nil at the end.
-    @inlinable
     package mutating func nextField() throws(Unsupported) -> (number: UInt64, wireType: UInt8)? {
         guard position < end else { return nil }
         let start = position
@@ -46,9 +40,9 @@ package struct ProtoReader {
         return (key >> 3, UInt8(key & 7))
     }
 
-    @inlinable
     package mutating func varint() throws(Unsupported) -> UInt64 {
-        // Most varints (field keys, lengths, small numbers) are one byte.
+        // Most varints (field keys, lengths, small numbers) are one byte: read without the loop, this path
+        // is small enough to be inlined into the callers in this module (`nextField`, the checks).
         if position < end {
             let byte = position.load(as: UInt8.self)
             if byte < 0x80 {
@@ -60,8 +54,7 @@ package struct ProtoReader {
     }
 
     /// A varint of more than one byte (or a truncated one).
-    @usableFromInline
-    mutating func longVarint() throws(Unsupported) -> UInt64 {
+    private mutating func longVarint() throws(Unsupported) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while position < end {
@@ -77,14 +70,12 @@ package struct ProtoReader {
     }
 
     /// A varint field's value, checking its wire type.
-    @inlinable
     package mutating func varint(wireType: UInt8) throws(Unsupported) -> UInt64 {
         guard wireType == ProtoBytes.varint else { throw Unsupported() }
         return try varint()
     }
 
     /// A fixed64 field's value.
-    @inlinable
     package mutating func fixed64(wireType: UInt8) throws(Unsupported) -> UInt64 {
         guard wireType == ProtoBytes.fixed64, end - position >= 8 else { throw Unsupported() }
         let value = position.loadUnaligned(as: UInt64.self)
@@ -93,7 +84,6 @@ package struct ProtoReader {
     }
 
     /// A length-delimited field's bytes, valid as long as the reader's.
-    @inlinable
     package mutating func delimited(wireType: UInt8) throws(Unsupported) -> UnsafeRawBufferPointer {
         guard wireType == ProtoBytes.lengthDelimited else { throw Unsupported() }
         let length = try varint()
