@@ -10,21 +10,20 @@ set -euo pipefail
 n=$1; shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+source "$(dirname "${BASH_SOURCE[0]}")/proc.sh"
 for _ in $(seq 1 "$n"); do
   for d in "$@"; do
     : > "$log"  # emptied here, not by the background redirect, which may come after the first grep
     "$d/hearth-load" run --preset building --clients stream=10,batched=0,devices=0,types=0,watch=0 \
       --rates 100 --seconds 2 --no-stall --join-concurrency 10 --out "$(mktemp -d)" > "$log" 2>&1 &
     run=$!
-    until grep -q "load.registered" "$log"; do sleep 0.1; done
-    hub=$(pgrep -f "$d/hearth-hub" | head -1)
-    h0=$(cpu "$hub"); c0=$(cpu "$run")
-    until grep -q "load.phase" "$log"; do sleep 0.1; done
-    h1=$(cpu "$hub"); c1=$(cpu "$run")
+    wait_for_log "$log" "load.registered" "$run"
+    hub=$(hub_pid "$d")
+    h0=$(cpu_ticks "$hub"); c0=$(cpu_ticks "$run")
+    wait_for_log "$log" "load.phase" "$run"
+    h1=$(cpu_ticks "$hub"); c1=$(cpu_ticks "$run")
     wait "$run" || true  # a phase that fails its target exits non-zero; the join figures stand
-    tick=$(getconf CLK_TCK)
-    echo "$(date +%H:%M) $d: hub $(( (h1 - h0) * 1000 / tick )) ms, clients $(( (c1 - c0) * 1000 / tick )) ms of CPU" \
+    echo "$(date +%H:%M) $d: hub $(ticks_ms $((h1 - h0))) ms, clients $(ticks_ms $((c1 - c0))) ms of CPU" \
       "| first list() $(grep -E 'first list' "$log" | sed 's/.*first list() //')" \
       "| alone $(grep 'one client' "$log" | sed 's/one client alone: //')"
   done
