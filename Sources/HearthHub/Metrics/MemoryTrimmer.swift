@@ -39,7 +39,7 @@ struct MemoryTrimmer: Sendable {
         /// Resident before the last trim (or at the first look that could read it).
         var mark: Int?
         /// Resident at the previous look.
-        var previous = 0
+        var previous: Int
 
         init(growthThreshold: Int, residentBytes: Int?, connectionsClosed: Int) {
             self.growthThreshold = growthThreshold
