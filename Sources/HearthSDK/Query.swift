@@ -1,4 +1,3 @@
-import HashTreeCollections
 import HearthModel
 public import OpenCombineShim
 import Synchronization

@@ -1,4 +1,3 @@
-import HashTreeCollections
 import Synchronization
 
 /// What one subscriber's rendering has delivered of devices whose change was still being applied.

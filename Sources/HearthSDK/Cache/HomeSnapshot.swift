@@ -1,4 +1,3 @@
-import HashTreeCollections
 import HearthModel
 import HearthProto
 import Synchronization
@@ -18,11 +17,9 @@ import Synchronization
 struct HomeSnapshot: Sendable {
     var structures: [String: Hearth_V1_Structure] = [:]
     var rooms: [String: Hearth_V1_Room] = [:]
-    /// The entries by id, in a persistent hash tree, copied along a path only when a device is added or
-    /// removed. A `Dictionary` looked entries up faster (a tree's lookup visits a node per level: 10 % of
-    /// the `building` mix's client process) but, at up to 75 % load after doubling, held about 50 bytes more
-    /// per device: 1,523 against 1,472 for 100,000 devices, past the 1.5 KB a device may cost.
-    var devices: TreeDictionary<String, CachedDevice> = [:]
+    /// The entries by id: a hash table shared between snapshots, with an overlay for devices added or
+    /// removed since it was built (``DeviceTable``).
+    var devices = DeviceTable()
     /// The newest revision applied, and the hub epoch it belongs to.
     var revision: UInt64 = 0
     var epoch = ""
@@ -62,7 +59,7 @@ struct HomeSnapshot: Sendable {
             if let entry = devices[d.id] {
                 if entry.replace(with: d, sequence: sequence + 1) { delta.devices.insert(d.id) }
             } else {
-                devices[d.id] = CachedDevice(d, sequence: sequence + 1)
+                devices.insert(CachedDevice(d, sequence: sequence + 1), for: d.id)
                 delta.devices.insert(d.id)
             }
         case .trait(let deviceID, let endpoint, let state):
@@ -73,16 +70,14 @@ struct HomeSnapshot: Sendable {
     }
 
     /// A device of a snapshot being built (``Home``'s first list or a re-list): the snapshot is not published
-    /// until it is synced, so its tree is not shared and is updated in place, in one pass for a new device
+    /// until it is synced, so its table is not shared and is updated in place, in one pass for a new device
     /// (a lookup, then an insert, were a tenth of a client joining a 100,000-device home), and what it
     /// changed is not recorded (it is not an update anyone sees; the update is the difference to the old
     /// cache, made at the synced mark).
     private mutating func insertWhileBuilding(_ device: CompactDevice) {
-        var isNew = false
-        let entry = devices.updateValue(
-            forKey: device.id, default: { isNew = true; return CachedDevice(device, sequence: sequence + 1) }()
-        ) { $0 }
-        if !isNew { _ = entry.replace(with: device, sequence: sequence + 1) }
+        let sequence = sequence + 1
+        let (entry, isNew) = devices.entry(for: device.id) { CachedDevice(device, sequence: sequence) }
+        if !isNew { _ = entry.replace(with: device, sequence: sequence) }
     }
 
     /// Applies a watch response's changes and takes its revision.

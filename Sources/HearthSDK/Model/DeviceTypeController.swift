@@ -1,5 +1,4 @@
 public import HearthModel
-import HashTreeCollections
 import HearthProto
 public import HearthTypes
 public import OpenCombineShim

@@ -1,4 +1,3 @@
-import HashTreeCollections
 import HearthModel
 import HearthProto
 @testable import HearthSDK
