@@ -48,16 +48,20 @@ extension DeviceStore {
         var events: Deque<Hearth_V1_Event>
         var results: [Hearth_V1_CommandResult]
         var droppedEvents: Int
+        var totals: Driver.Statistics
     }
 
     /// Takes everything waiting, as encoded messages in the order they should be written: announcements of
     /// devices added meanwhile, removals, reports (state before the results that caused it), events,
-    /// results. Also returns how many events were dropped since the last drain because too many waited.
+    /// results. Also returns how many events were dropped since the last drain because too many waited, and
+    /// the store's totals as of the drain.
     ///
     /// The lock is held only to take the queues; encoding happens after, so reporters never wait for it.
     /// Reports are encoded straight from the store (``ReportEncoder``).
     /// - Throws: an error of swift-protobuf's if a message cannot be encoded.
-    func drain(maxTraitsPerReport: Int, devicesPerAnnounce: Int) throws -> (messages: [[UInt8]], droppedEvents: Int) {
+    func drain(maxTraitsPerReport: Int, devicesPerAnnounce: Int) throws
+        -> (messages: [[UInt8]], droppedEvents: Int, totals: Driver.Statistics)
+    {
         let outbox = state.withLock { s -> Outbox in
             defer {
                 s.newDevices = []
@@ -70,7 +74,7 @@ extension DeviceStore {
             }
             return Outbox(
                 newDevices: s.newDevices.compactMap { s.devices[$0] }, removals: s.removals, reports: s.reports,
-                events: s.events, results: s.results, droppedEvents: s.droppedEvents)
+                events: s.events, results: s.results, droppedEvents: s.droppedEvents, totals: s.totals)
         }
         var out: [[UInt8]] = []
         for message in Self.announcements(outbox.newDevices, schemas: [], per: devicesPerAnnounce) {
@@ -94,7 +98,7 @@ extension DeviceStore {
             message.result = result
             out.append(try message.serializedBytes())
         }
-        return (out, outbox.droppedEvents)
+        return (out, outbox.droppedEvents, outbox.totals)
     }
 
     private static func announcements(

@@ -36,6 +36,8 @@ final class DeviceStore: Sendable {
         var events: Deque<Hearth_V1_Event> = []
         var results: [Hearth_V1_CommandResult] = []
         var droppedEvents = 0
+        /// Counted since the store was made (``Driver/statistics``).
+        var totals = Driver.Statistics()
     }
 
     let state: Mutex<State>
@@ -79,6 +81,9 @@ final class DeviceStore: Sendable {
         }
         ring()
     }
+
+    /// What the store has counted since it was made.
+    var totals: Driver.Statistics { state.withLock { $0.totals } }
 
     /// Where a device is kept now, if it is known.
     func slot(of id: String) -> Int? { state.withLock { $0.devices.index(forKey: id) } }
@@ -163,7 +168,7 @@ final class DeviceStore: Sendable {
                 changed = true
                 guard queue else { continue }
                 if slot == nil { slot = Self.pendingSlot(key, in: &s.reports) }
-                s.reports.values[slot!].attributes[id] = value
+                Self.queue(value, for: id, at: slot!, in: &s)
             }
             if changed {
                 // A body that removed attributes leaves them as they were (reports only set values).
@@ -195,7 +200,7 @@ final class DeviceStore: Sendable {
                 let old = s.devices.values[d].endpoints[e].traits[t].attributes.updateValue(value, forKey: id)
                 guard old != value, queue else { continue }
                 if slot == nil { slot = Self.pendingSlot(key, in: &s.reports) }
-                s.reports.values[slot!].attributes[id] = value
+                Self.queue(value, for: id, at: slot!, in: &s)
             }
         }
         ring()
@@ -205,6 +210,13 @@ final class DeviceStore: Sendable {
     /// announcement (which carries its values) has yet to leave.
     private static func queuesReports(of device: String, in s: State) -> Bool {
         s.connected && (s.newDevices.isEmpty || !s.newDevices.contains(device))
+    }
+
+    /// Writes a changed value into the pending report at `slot`, counting it, and counting the value it
+    /// replaces there (one the hub will never see) as superseded.
+    private static func queue(_ value: Value, for id: AttributeID, at slot: Int, in s: inout State) {
+        s.totals.valuesQueued += 1
+        if s.reports.values[slot].attributes.updateValue(value, forKey: id) != nil { s.totals.valuesSuperseded += 1 }
     }
 
     /// The index of `key`'s pending report, appended empty when there is none.
@@ -245,6 +257,7 @@ final class DeviceStore: Sendable {
             if s.events.count > eventLimit {
                 s.events.removeFirst()
                 s.droppedEvents += 1
+                s.totals.eventsDropped += 1
             }
         }
         ring()

@@ -111,9 +111,10 @@ extension Driver {
                 if since < window, waiting != .urgent, !stopping.withLock({ $0 }) {
                     try await call.sleep(for: window - since, endingEarlyOn: store.windowAlarm)
                 }
-                let (messages, dropped) = try store.drain(
+                let (messages, dropped, totals) = try store.drain(
                     maxTraitsPerReport: configuration.maxTraitsPerReport,
                     devicesPerAnnounce: configuration.devicesPerAnnounce)
+                metrics.export(totals)
                 if dropped > 0 {
                     logger.warning("driver.events.dropped", metadata: ["events.dropped": "\(dropped)"])
                 }

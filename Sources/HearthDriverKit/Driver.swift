@@ -103,6 +103,7 @@ public final class Driver: Sendable {
     let store: DeviceStore
     let handlers = HandlerTable()
     let client: WireClient
+    let metrics: DriverMetrics
     private let connectionState = Mutex(ConnectionState.connecting)
     let stopping = Mutex(false)
     /// Finished by ``stop()``.
@@ -121,6 +122,7 @@ public final class Driver: Sendable {
         var wire = WireClient.Configuration()
         wire.tls = configuration.tls
         client = WireClient(target: configuration.hub, configuration: wire)
+        metrics = DriverMetrics(driverID: configuration.driverID)
     }
 
     /// The connection's state now.

@@ -2,6 +2,7 @@
 import HearthModel
 import HearthProto
 import HearthTypes
+import MetricsTestKit
 import SwiftProtobuf
 import Testing
 
@@ -25,7 +26,7 @@ struct DeviceStoreTests {
     static func drain(_ store: DeviceStore, maxTraitsPerReport: Int = 1000) throws -> (
         messages: [Hearth_V1_DriverMessage], droppedEvents: Int
     ) {
-        let (encoded, dropped) = try store.drain(maxTraitsPerReport: maxTraitsPerReport, devicesPerAnnounce: 200)
+        let (encoded, dropped, _) = try store.drain(maxTraitsPerReport: maxTraitsPerReport, devicesPerAnnounce: 200)
         return (try encoded.map { try Hearth_V1_DriverMessage(serializedBytes: $0) }, dropped)
     }
 
@@ -52,6 +53,17 @@ struct DeviceStoreTests {
         #expect(reports[0].traits[0].traitID == 0x0008)
         #expect(reports[0].traits[0].attributes.map { Value(proto: $0.value) } == [.uint(100)])
         #expect(try Self.drain(store).messages.isEmpty)
+        // Counted: a hundred values queued, ninety-nine of them replaced before the write; the unchanged
+        // report queued nothing.
+        var expected = Driver.Statistics()
+        expected.valuesQueued = 100
+        expected.valuesSuperseded = 99
+        #expect(store.totals == expected)
+        try lamp.report(trait: 0x0008, [0: .uint(5)])  // a raw report counts the same way
+        try lamp.report(trait: 0x0008, [0: .uint(6)])
+        expected.valuesQueued += 2
+        expected.valuesSuperseded += 1
+        #expect(store.totals == expected)
     }
 
     @Test("waiting: gathering for a report, event or removal, urgent for a result, nothing after the drain that takes them")
@@ -141,6 +153,27 @@ struct DeviceStoreTests {
             return report.events.map { Value.fields(of: $0.fields)[0] }
         }
         #expect(values == [.bool(true), .bool(false), .bool(true)])
+        #expect(store.totals.eventsDropped == 2)
+        _ = try Self.drain(store)  // the per-drain count starts again; the total does not
+        #expect(store.totals.eventsDropped == 2)
+    }
+
+    @Test("the metrics advance by what the totals moved since the last export, never twice")
+    func metrics() throws {
+        let factory = TestMetrics()
+        let metrics = DriverMetrics(driverID: "lights", factory: factory)
+        var totals = Driver.Statistics()
+        totals.valuesQueued = 10
+        totals.valuesSuperseded = 4
+        metrics.export(totals)
+        metrics.export(totals)  // a drain that found nothing new
+        totals.valuesQueued = 15
+        totals.eventsDropped = 1
+        metrics.export(totals)
+        let driver = [("driver", "lights")]
+        #expect(try factory.expectCounter("hearth_driver_values_queued_total", driver).totalValue == 15)
+        #expect(try factory.expectCounter("hearth_driver_values_superseded_total", driver).totalValue == 4)
+        #expect(try factory.expectCounter("hearth_driver_events_dropped_total", driver).totalValue == 1)
     }
 
     @Test("a result is kept only for the session that asked")
