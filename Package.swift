@@ -181,6 +181,7 @@ let package = Package(
                 .product(name: "OpenCombineShim", package: "OpenCombine"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
                 // The watch stream's bytes, read straight into the cache (WatchBatch).
                 .product(name: "NIOCore", package: "swift-nio"),
                 // Where `sink(receiveValue:)` reports the failure it has no closure for.

@@ -1,14 +1,20 @@
-/// A snapshot's device entries by id: a hash table shared by every snapshot that holds it, with a small overlay
-/// of the ids added or removed since the table was last rebuilt.
+import HashTreeCollections
+
+/// A snapshot's device entries by id: a hash table shared by every snapshot that holds it, with an overlay of
+/// the ids added or removed since the table was last rebuilt.
 ///
-/// A `Dictionary` alone finds an entry with one probe, where a persistent hash tree visits a node per level
-/// (the tree's lookups were 13.6 % of the `building` mix's client process, a `Dictionary`'s 7.3 %). But a
-/// published snapshot's table is shared with the one being built, so adding or removing a single device copied
-/// the whole table (about 6 MB at 100,000 devices): a driver announcing devices in revisions of 200 made
-/// every client copy a growing table hundreds of times. Here additions and removals go to the overlay, which
-/// alone is copied; once it passes an eighth of the table (at least ``foldAt`` ids), it is folded into a new
-/// table. Each id added thus costs a few entry copies on average, and a lookup one probe of the table, plus
-/// one of the overlay while the overlay is not empty.
+/// A `Dictionary` finds an entry with one probe, where a persistent hash tree visits a node per level (the
+/// tree's lookups were 13.6 % of the `building` mix's client process, a `Dictionary`'s 7.3 %). But a published
+/// snapshot's table is shared with the one being built, so adding or removing one device copied the whole
+/// table (about 6 MB at 100,000 devices): a driver announcing devices in revisions of 200 made every client
+/// copy a growing table hundreds of times. Here additions and removals go to the overlay, a persistent hash
+/// tree (an update copies a path of it, not all of it); once it holds more than an eighth of the table (and
+/// more than ``foldAt`` ids), it is folded into a new table. Each id added therefore costs, amortised, about
+/// nine entry copies and a path of the tree, however many devices the home has.
+///
+/// A lookup is one probe of the table while no overlay id also names a table entry (the overlay then only
+/// holds new devices, looked up when the table has no entry); after a device was removed (or removed and
+/// added again) it is two, until the next fold. A removed device's entry stays in the table until then.
 ///
 /// A snapshot being built (not yet shared) is written straight into the table (``entry(for:orInsert:)``).
 struct DeviceTable: Sendable, Sequence {
@@ -17,22 +23,32 @@ struct DeviceTable: Sendable, Sequence {
 
     private var table: [String: CachedDevice] = [:]
     /// Ids added since the table was built (with their entry), or removed from it (nil).
-    private var overlay: [String: CachedDevice?] = [:]
+    private var overlay: TreeDictionary<String, CachedDevice?> = [:]
+    /// How many overlay ids also have an entry in the table (removed, or removed and added again): while
+    /// none does, a table entry is the answer without a look at the overlay.
+    private var shadowing = 0
     /// How many devices the snapshot holds.
     private(set) var count = 0
 
     init() {}
 
+    /// How many ids the overlay holds (for tests: zero right after a fold).
+    var overlayCount: Int { overlay.count }
+
     /// The entry for `id`, if the snapshot holds that device.
     subscript(id: String) -> CachedDevice? {
-        if !overlay.isEmpty, let changed = overlay[id] { return changed }
+        if shadowing == 0 {
+            if let entry = table[id] { return entry }
+            return overlay.isEmpty ? nil : overlay[id] ?? nil
+        }
+        if let changed = overlay[id] { return changed }
         return table[id]
     }
 
     /// Adds `entry` for `id`, replacing the entry it had if any.
     mutating func insert(_ entry: CachedDevice, for id: String) {
         if self[id] == nil { count += 1 }
-        overlay[id] = .some(entry)
+        if overlay.updateValue(entry, forKey: id) == nil, table[id] != nil { shadowing += 1 }
         foldIfLarge()
     }
 
@@ -42,16 +58,17 @@ struct DeviceTable: Sendable, Sequence {
         guard let entry = self[id] else { return nil }
         if table[id] == nil {
             overlay.removeValue(forKey: id)  // added since the table was built: forgotten outright
-        } else {
-            overlay[id] = .some(nil)
+        } else if overlay.updateValue(nil, forKey: id) == nil {
+            shadowing += 1
         }
         count -= 1
         foldIfLarge()
         return entry
     }
 
-    /// `id`'s entry, inserted from `make` if the snapshot has none, with one probe of the table: for a snapshot
-    /// being built, whose table is not shared and is written in place.
+    /// `id`'s entry, inserted from `make` (called only then) if the snapshot has none: with one probe of the
+    /// table when the overlay is empty, as it is for a snapshot being built, whose table is not shared and is
+    /// written in place.
     mutating func entry(for id: String, orInsert make: () -> CachedDevice) -> (entry: CachedDevice, isNew: Bool) {
         guard overlay.isEmpty else {
             if let entry = self[id] { return (entry, false) }
@@ -72,37 +89,44 @@ struct DeviceTable: Sendable, Sequence {
     /// The entries, in no particular order.
     var values: LazyMapSequence<DeviceTable, CachedDevice> { lazy.map(\.value) }
 
-    /// A new table with the overlay folded in, once the overlay is large enough that its copies (one per
-    /// update that adds or removes a device) would cost more than the table's.
+    var underestimatedCount: Int { count }
+
+    /// Folds the overlay into the table once it is large enough that its upkeep would cost more than a new
+    /// table. The table is written in place: copied first only when another snapshot shares it.
     private mutating func foldIfLarge() {
         guard overlay.count > Swift.max(Self.foldAt, table.count / 8) else { return }
-        var folded = table
         for (id, entry) in overlay {
-            if let entry { folded[id] = entry } else { folded.removeValue(forKey: id) }
+            if let entry { table[id] = entry } else { table.removeValue(forKey: id) }
         }
-        table = folded
         overlay = [:]
+        shadowing = 0
     }
 
     func makeIterator() -> Iterator {
-        Iterator(table: table.makeIterator(), overlay: overlay)
+        Iterator(table: table.makeIterator(), overlay: overlay, shadowing: shadowing > 0)
     }
 
     /// The table's entries that the overlay leaves alone, then the overlay's additions.
     struct Iterator: IteratorProtocol {
-        fileprivate var table: Dictionary<String, CachedDevice>.Iterator
-        fileprivate let overlay: [String: CachedDevice?]
-        private var added: Dictionary<String, CachedDevice?>.Iterator?
+        private var table: Dictionary<String, CachedDevice>.Iterator
+        private let overlay: TreeDictionary<String, CachedDevice?>
+        /// Whether a table entry may be removed or replaced in the overlay (each is then looked up there).
+        private let shadowing: Bool
+        private var added: TreeDictionary<String, CachedDevice?>.Iterator?
 
-        fileprivate init(table: Dictionary<String, CachedDevice>.Iterator, overlay: [String: CachedDevice?]) {
+        fileprivate init(
+            table: Dictionary<String, CachedDevice>.Iterator, overlay: TreeDictionary<String, CachedDevice?>,
+            shadowing: Bool
+        ) {
             self.table = table
             self.overlay = overlay
+            self.shadowing = shadowing
         }
 
         mutating func next() -> (key: String, value: CachedDevice)? {
             if added == nil {
                 while let element = table.next() {
-                    if overlay.isEmpty || overlay[element.key] == nil { return element }
+                    if !shadowing || overlay[element.key] == nil { return element }
                 }
                 added = overlay.makeIterator()
             }

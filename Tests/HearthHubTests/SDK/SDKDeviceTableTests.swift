@@ -35,25 +35,28 @@ struct SDKDeviceTableTests {
         var generator = SeededGenerator(seed: 19)
         var table = DeviceTable()
         var model: [String: CachedDevice] = [:]
-        // Built in place first, as a first sync does.
-        for n in 0..<3000 {
+        // Built in place first, as a first sync does; `make` runs only for a new id.
+        var made = 0
+        for n in 0..<10_000 {
             let id = "d\(n)"
-            let made = Self.entry(id)
-            let (entry, isNew) = table.entry(for: id) { made }
-            #expect(isNew && entry === made)
-            model[id] = made
+            let (entry, isNew) = table.entry(for: id) { made += 1; return Self.entry(id) }
+            #expect(isNew)
+            model[id] = entry
         }
-        let again = table.entry(for: "d7") { Self.entry("d7") }
-        #expect(!again.isNew && again.entry === model["d7"])
-        Self.expectSame(table, model, probes: 0..<3100)
+        let again = table.entry(for: "d7") { made += 1; return Self.entry("d7") }
+        #expect(!again.isNew && again.entry === model["d7"] && made == 10_000)
+        Self.expectSame(table, model, probes: 0..<10_100)
 
         // Then published snapshots, each changed by an update that adds, replaces or removes a few devices:
-        // enough updates that the overlay is folded several times. Every older snapshot is kept and checked.
+        // enough updates that the overlay passes an eighth of the table (1,250 ids) and is folded several
+        // times. Every twentieth older snapshot, and the last, is checked after all of them were made.
         var history: [(DeviceTable, [String: CachedDevice])] = [(table, model)]
-        for _ in 0..<400 {
+        var folds = 0
+        for _ in 0..<600 {
             var next = table
             for _ in 0..<Int.random(in: 1...40, using: &generator) {
-                let id = "d\(Int.random(in: 0..<6000, using: &generator))"
+                let id = "d\(Int.random(in: 0..<20_000, using: &generator))"
+                let before = next.overlayCount
                 switch Int.random(in: 0..<3, using: &generator) {
                 case 0, 1:
                     let made = Self.entry(id)
@@ -62,12 +65,14 @@ struct SDKDeviceTableTests {
                 default:
                     #expect(next.removeValue(forKey: id) === model.removeValue(forKey: id))
                 }
+                if next.overlayCount < before { folds += 1 }
             }
             table = next
             history.append((table, model))
         }
-        for (old, oldModel) in history.suffix(5) + history.prefix(3) {
-            Self.expectSame(old, oldModel, probes: 0..<6100)
+        #expect(folds >= 3, "the overlay was folded into a new table")
+        for (index, (old, oldModel)) in history.enumerated() where index % 20 == 0 || index == history.count - 1 {
+            Self.expectSame(old, oldModel, probes: 0..<20_100)
         }
     }
 
@@ -80,16 +85,31 @@ struct SDKDeviceTableTests {
         #expect(table.removeValue(forKey: "a") != nil)
         #expect(table["a"] == nil && table.count == 1)
         #expect(table.removeValue(forKey: "a") == nil, "removed twice")
+        #expect(Array(table.keys) == ["b"], "a removed table entry is not iterated")
         table.insert(newer, for: "a")
         table.insert(Self.entry("c"), for: "c")
         #expect(table.removeValue(forKey: "c") != nil)
         #expect(table["a"] === newer && table["c"] == nil && table.count == 2)
-        #expect(Set(table.keys) == ["a", "b"])
+        #expect(Set(table.keys) == ["a", "b"] && table.values.count { _ in true } == 2)
         #expect(shared["a"] !== newer && shared.count == 2, "the copy taken before is unchanged")
-        // While the overlay is not empty a lookup, and building in place, still find what it holds.
-        let found = table.entry(for: "a") { Self.entry("x") }
-        #expect(!found.isNew && found.entry === newer)
-        let added = table.entry(for: "d") { Self.entry("d") }
-        #expect(added.isNew && table["d"] === added.entry && table.count == 3)
+        // While the overlay is not empty, building in place still finds what it holds, re-adds a removed
+        // table entry, and calls `make` only for an id it lacks.
+        var made = 0
+        let found = table.entry(for: "a") { made += 1; return Self.entry("x") }
+        #expect(!found.isNew && found.entry === newer && made == 0)
+        #expect(table.removeValue(forKey: "b") != nil)
+        let back = table.entry(for: "b") { made += 1; return Self.entry("b") }
+        #expect(back.isNew && table["b"] === back.entry && table.count == 2 && made == 1)
+        #expect(shared["b"] !== back.entry && shared.count == 2)
+    }
+
+    @Test("building in place on a copy that shares its table leaves the older copy as it was")
+    func buildOnSharedCopy() {
+        var table = DeviceTable()
+        _ = table.entry(for: "a") { Self.entry("a") }
+        let older = table
+        let added = table.entry(for: "b") { Self.entry("b") }
+        #expect(added.isNew && table.count == 2 && table["b"] === added.entry)
+        #expect(older.count == 1 && older["b"] == nil && Array(older.keys) == ["a"])
     }
 }
