@@ -13,6 +13,8 @@ struct SDKBenchCommand: AsyncParsableCommand {
     @Option(help: "Changes per watch response.") var perResponse = 64
     @Option(help: "Subscribers to measure with, one run each: none, stream, batched, device, types.")
     var subscribers = "none stream batched device types"
+    @Flag(help: "Each change adds a new device (per-response of them per revision, as a driver announcing) instead of changing a trait.")
+    var additions = false
 
     func run() async throws {
         let kinds = try subscribers.split(separator: " ").map { word in
@@ -22,12 +24,12 @@ struct SDKBenchCommand: AsyncParsableCommand {
             return kind
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        print("HearthSDK alone: \(devices) devices, \(changes) changes, \(perResponse) per response")
+        print("HearthSDK alone: \(devices) devices, \(changes) \(additions ? "devices added" : "changes"), \(perResponse) per response")
         print("subscriber  list s  bytes/device  changes/s  CPU µs/change  emissions")
         for kind in kinds {
             let server = try ChildProcess(executable, [
                 "replay-server", "--devices", "\(devices)", "--changes", "\(changes)", "--per-response", "\(perResponse)",
-            ])
+            ] + (additions ? ["--additions"] : []))
             // "LISTENING <port> <final revision> <changes>": the stream is built (and encoded) by the replay
             // process only.
             guard let line = await server.line(timeout: .seconds(120), where: { $0.hasPrefix("LISTENING ") }),
@@ -41,7 +43,7 @@ struct SDKBenchCommand: AsyncParsableCommand {
             // place, and each Home is closed (and its cache freed) before the next.
             let result = try await SDKBench.measure(
                 address: "127.0.0.1:\(port)", devices: devices, changes: changeCount,
-                finalRevision: finalRevision, subscriber: kind, start: { server.send("GO") })
+                finalRevision: finalRevision, subscriber: kind, additions: additions, start: { server.send("GO") })
             await server.stop()
             print(
                 kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
@@ -60,9 +62,11 @@ struct ReplayServerCommand: AsyncParsableCommand {
     @Option var devices: Int
     @Option var changes: Int
     @Option var perResponse: Int
+    @Flag var additions = false
 
     func run() async throws {
-        let server = ReplayServer(stream: ReplayStream(devices: devices, changes: changes, changesPerResponse: perResponse))
+        let server = ReplayServer(
+            stream: ReplayStream(devices: devices, changes: changes, changesPerResponse: perResponse, additions: additions))
         Thread.detachNewThread {
             while let line = readLine() {
                 if line == "GO" { server.go() }

@@ -9,7 +9,8 @@ import SwiftProtobuf
 ///
 /// The devices are dimmable lights shaped as the shipped lights driver announces them (Identify, OnOff,
 /// LevelControl and a complete BasicInformation on endpoint 1); each change is a LevelControl report, the
-/// whole trait as the hub sends it, on a device drawn from a seeded sequence.
+/// whole trait as the hub sends it, on a device drawn from a seeded sequence; or, with `additions`, each
+/// change is a new device of the same shape (a driver announcing devices after the client synced).
 public struct ReplayStream: Sendable {
     /// Encoded `WatchResponse`s of the snapshot, the last one carrying `synced`.
     public let snapshot: [[UInt8]]
@@ -24,7 +25,8 @@ public struct ReplayStream: Sendable {
     ///   - devices: devices in the snapshot.
     ///   - changes: trait changes after it.
     ///   - changesPerResponse: changes per response (the hub batches what one tick publishes).
-    public init(devices: Int, changes: Int, changesPerResponse: Int) {
+    ///   - additions: the changes add new devices instead of changing the snapshot's.
+    public init(devices: Int, changes: Int, changesPerResponse: Int, additions: Bool = false) {
         var revision: UInt64 = 1
         var responses: [[UInt8]] = []
         var first = Hearth_V1_WatchResponse()
@@ -59,8 +61,18 @@ public struct ReplayStream: Sendable {
         var generator = SplitMix(seed: 42)
         var out: [[UInt8]] = []
         var response = Hearth_V1_WatchResponse()
-        for step in 0..<changes where devices > 0 {
+        for step in 0..<changes where devices > 0 || additions {
             revision += 1
+            if additions {
+                let added = Self.device(devices + step, revision: revision)
+                response.changes.append(.with { $0.revision = revision; $0.device = added })
+                if response.changes.count == changesPerResponse || step == changes - 1 {
+                    response.revision = revision
+                    out.append(Self.encode(response))
+                    response = Hearth_V1_WatchResponse()
+                }
+                continue
+            }
             let index = Int(generator.next() % UInt64(devices))
             response.changes.append(.with {
                 $0.revision = revision
@@ -78,7 +90,7 @@ public struct ReplayStream: Sendable {
         }
         self.changes = out
         finalRevision = revision
-        changeCount = devices > 0 ? changes : 0
+        changeCount = devices > 0 || additions ? changes : 0
     }
 
     static func encode(_ response: Hearth_V1_WatchResponse) -> [UInt8] {

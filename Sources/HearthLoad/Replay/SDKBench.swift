@@ -38,10 +38,11 @@ public enum SDKBenchSubscriber: String, Sendable, CaseIterable {
 
 public enum SDKBench {
     /// Connects to the replay server at `address`, lists, attaches `subscriber`, sends `go` (through
-    /// `start`) and measures until the cache reaches `finalRevision`.
+    /// `start`) and measures until the cache reaches `finalRevision`. With `additions` (each change a new
+    /// device), it then checks that the cache holds every device.
     public static func measure(
         address: String, devices: Int, changes: Int, finalRevision: UInt64, subscriber: SDKBenchSubscriber,
-        start: () -> Void
+        additions: Bool = false, start: () -> Void
     ) async throws -> SDKBenchResult {
         let before = ProcessStats.of(getpid())?.residentBytes ?? 0
         var configuration = Home.Configuration()
@@ -80,6 +81,10 @@ public enum SDKBench {
         let cpu = (ProcessStats.of(getpid())?.cpuSeconds ?? 0) - cpuBefore
         try await Task.sleep(for: .milliseconds(200))  // the subscribers' last renderings
         cancellables.removeAll()
+        if additions {
+            let held = try await home.devices().list().count
+            guard held == devices + changes else { throw SDKBenchError("the cache holds \(held) of \(devices + changes) devices") }
+        }
         return SDKBenchResult(
             subscriber: subscriber, devices: devices, changes: changes, listSeconds: listSeconds,
             bytesPerDevice: devices > 0 ? Double(Int64(after) - Int64(before)) / Double(devices) : 0,
