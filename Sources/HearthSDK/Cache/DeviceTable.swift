@@ -9,12 +9,15 @@ import HashTreeCollections
 /// table (about 6 MB at 100,000 devices): a driver announcing devices in revisions of 200 made every client
 /// copy a growing table hundreds of times. Here additions and removals go to the overlay, a persistent hash
 /// tree (an update copies a path of it, not all of it); once it holds more than an eighth of the table (and
-/// more than ``foldAt`` ids), it is folded into a new table. Each id added therefore costs, amortised, about
-/// nine entry copies and a path of the tree, however many devices the home has.
+/// more than ``foldAt`` ids), it is folded into the table (copied first when another snapshot shares it,
+/// which is then the one copy of the table in that many updates). Each id added therefore costs, amortised,
+/// about nine entry copies and a path of the tree, however many devices the home has.
 ///
-/// A lookup is one probe of the table while no overlay id also names a table entry (the overlay then only
-/// holds new devices, looked up when the table has no entry); after a device was removed (or removed and
-/// added again) it is two, until the next fold. A removed device's entry stays in the table until then.
+/// A lookup of a device in the table is one probe of it while no overlay id also names a table entry (the
+/// overlay then only holds new devices, looked up when the table has no entry). Once a device was removed
+/// (or replaced) it is a tree lookup and then the table's probe, and iterating looks each entry up in the
+/// tree, until the next fold, which in a large home that changes little may be long: about as slow as the
+/// tree alone was. A removed device's entry stays in the table until then too.
 ///
 /// A snapshot being built (not yet shared) is written straight into the table (``entry(for:orInsert:)``).
 struct DeviceTable: Sendable, Sequence {
@@ -34,6 +37,23 @@ struct DeviceTable: Sendable, Sequence {
 
     /// How many ids the overlay holds (for tests: zero right after a fold).
     var overlayCount: Int { overlay.count }
+
+    /// Whether the bookkeeping is what the contents say (for tests; it walks the overlay): `shadowing`
+    /// counts exactly the overlay ids the table also holds, and `count` the devices held.
+    var bookkeepingHolds: Bool {
+        var shadowed = 0
+        var held = table.count
+        for (id, entry) in overlay {
+            let inTable = table[id] != nil
+            if inTable { shadowed += 1 }
+            switch (inTable, entry != nil) {
+            case (true, false): held -= 1
+            case (false, true): held += 1
+            default: break
+            }
+        }
+        return shadowed == shadowing && held == count
+    }
 
     /// The entry for `id`, if the snapshot holds that device.
     subscript(id: String) -> CachedDevice? {
