@@ -54,10 +54,11 @@ final class DriverMetrics: Sendable {
             defer { last = totals }
             return last
         }
-        if totals.valuesQueued > last.valuesQueued { queued.increment(by: totals.valuesQueued - last.valuesQueued) }
-        if totals.valuesSuperseded > last.valuesSuperseded {
-            superseded.increment(by: totals.valuesSuperseded - last.valuesSuperseded)
+        let counts: [(Counter, KeyPath<Driver.Statistics, Int>)] = [
+            (queued, \.valuesQueued), (superseded, \.valuesSuperseded), (dropped, \.eventsDropped),
+        ]
+        for (counter, count) in counts where totals[keyPath: count] > last[keyPath: count] {
+            counter.increment(by: totals[keyPath: count] - last[keyPath: count])
         }
-        if totals.eventsDropped > last.eventsDropped { dropped.increment(by: totals.eventsDropped - last.eventsDropped) }
     }
 }

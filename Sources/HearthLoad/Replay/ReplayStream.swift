@@ -66,22 +66,17 @@ public struct ReplayStream: Sendable {
             if additions {
                 let added = Self.device(devices + step, revision: revision)
                 response.changes.append(.with { $0.revision = revision; $0.device = added })
-                if response.changes.count == changesPerResponse || step == changes - 1 {
-                    response.revision = revision
-                    out.append(Self.encode(response))
-                    response = Hearth_V1_WatchResponse()
-                }
-                continue
+            } else {
+                let index = Int(generator.next() % UInt64(devices))
+                response.changes.append(.with {
+                    $0.revision = revision
+                    $0.trait = .with {
+                        $0.deviceID = "replay/light-\(index)"
+                        $0.endpoint = 1
+                        $0.state = Self.level(UInt8(truncatingIfNeeded: step % 254 + 1), revision: revision)
+                    }
+                })
             }
-            let index = Int(generator.next() % UInt64(devices))
-            response.changes.append(.with {
-                $0.revision = revision
-                $0.trait = .with {
-                    $0.deviceID = "replay/light-\(index)"
-                    $0.endpoint = 1
-                    $0.state = Self.level(UInt8(truncatingIfNeeded: step % 254 + 1), revision: revision)
-                }
-            })
             if response.changes.count == changesPerResponse || step == changes - 1 {
                 response.revision = revision
                 out.append(Self.encode(response))
