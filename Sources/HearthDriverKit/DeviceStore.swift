@@ -55,8 +55,14 @@ final class DeviceStore: Sendable {
         self.eventLimit = eventLimit
     }
 
+    /// Counts ``ring()`` calls (for tests: what wakes the writer how often).
+    let rings = Atomic<Int>(0)
+
     /// Tells the session's writer there is something to send.
-    func ring() { wake.yield() }
+    func ring() {
+        rings.add(1, ordering: .relaxed)
+        wake.yield()
+    }
 
     /// Adds (or replaces) a device; it is announced now if connected, else on connection. Returns where it
     /// is kept (a hint for ``update(_:hint:trait:endpoint:connectivity:_:)``).
@@ -140,9 +146,10 @@ final class DeviceStore: Sendable {
 
     /// Changes a trait's values; what changed is queued for the hub. Returns the trait's endpoint.
     @discardableResult
+    /// `ringing: false` leaves the writer asleep (``DriverDevice/reportTogether(_:)`` rings once at the end).
     func update(
         _ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
-        _ body: (inout [AttributeID: Value]) -> Void
+        ringing: Bool = true, _ body: (inout [AttributeID: Value]) -> Void
     ) throws(DriverError) -> UInt32 {
         let endpointNumber = try state.withLock { s throws(DriverError) -> UInt32 in
             // Changed in place: a device copied out of the dictionary and written back made every report
@@ -181,16 +188,17 @@ final class DeviceStore: Sendable {
             if connectivityChanged, queue { s.reports[key, default: PendingReport()].connectivity = connectivity }
             return number
         }
-        ring()
+        if ringing { ring() }
         return endpointNumber
     }
 
     /// Sets some of a trait's values (a raw report): each value that differs is written in place and queued
     /// for the hub. ``update(_:hint:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
     /// copy of the trait's whole dictionary, merged and then compared entry by entry.
-    func set(_ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, _ values: [AttributeID: Value])
-        throws(DriverError)
-    {
+    func set(
+        _ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, ringing: Bool = true,
+        _ values: [AttributeID: Value]
+    ) throws(DriverError) {
         try state.withLock { s throws(DriverError) in
             let (d, e, t) = try Self.position(of: device, hint: hint, trait, endpoint: endpoint, in: s)
             let queue = Self.queuesReports(of: device, in: s)
@@ -203,7 +211,7 @@ final class DeviceStore: Sendable {
                 Self.queue(value, for: id, at: slot!, in: &s)
             }
         }
-        ring()
+        if ringing { ring() }
     }
 
     /// Whether a change of `device` is queued for the hub now: not while disconnected, nor for a device whose

@@ -38,7 +38,14 @@ public struct DriverDevice: Sendable, Hashable {
     public func report<T: Trait>(
         _ trait: T.Type, endpoint: UInt32? = nil, _ body: (inout T.Attributes) -> Void
     ) throws(DriverError) {
-        try store.update(id, hint: slot, trait: T.traitID, endpoint: endpoint) { values in
+        try report(trait, endpoint: endpoint, ringing: true, body)
+    }
+
+    /// ``report(_:endpoint:_:)``, waking the writer or not (``reportTogether(_:)`` wakes it once, at its end).
+    func report<T: Trait>(
+        _ trait: T.Type, endpoint: UInt32?, ringing: Bool, _ body: (inout T.Attributes) -> Void
+    ) throws(DriverError) {
+        try store.update(id, hint: slot, trait: T.traitID, endpoint: endpoint, ringing: ringing) { values in
             var attributes = T.Attributes(values: values)
             // The typed view holds the values' one reference while the body runs, so its change copies the
             // stored dictionary once, not twice.
@@ -51,6 +58,28 @@ public struct DriverDevice: Sendable, Hashable {
     /// Sets raw attribute values of a trait by id (vendor traits without generated code).
     public func report(trait: TraitID, endpoint: UInt32? = nil, _ values: [AttributeID: Value]) throws(DriverError) {
         try store.set(id, hint: slot, trait: trait, endpoint: endpoint, values)
+    }
+
+    /// Reports several of the device's traits as one change.
+    ///
+    /// The driver's writer is woken once, after `body`: the traits leave in one message, which the hub
+    /// applies as one revision. Reported one by one, from a thread other than the driver's event loop, the
+    /// first report wakes the writer at once and usually leaves alone; the others then wait for the next
+    /// ``Driver/Configuration/batchWindow`` (a second write, a timer's wake-up, and watchers seeing the
+    /// change in two steps).
+    ///
+    /// ```swift
+    /// try lamp.reportTogether { lamp in
+    ///     try lamp.report(Matter.OnOffTrait.self) { $0.onOff = true }
+    ///     try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 200 }
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: reports through the ``TraitReports`` it is given (only while it runs).
+    /// - Throws: what `body` throws; what it reported before that is sent.
+    public func reportTogether(_ body: (TraitReports) throws(DriverError) -> Void) throws(DriverError) {
+        defer { store.ring() }
+        try body(TraitReports(device: self))
     }
 
     /// The trait's current values, as last reported.
@@ -89,5 +118,25 @@ public struct DriverDevice: Sendable, Hashable {
         message.fields = Value.protoStruct(fields)
         message.timestampMs = Int64(Date().timeIntervalSince1970 * 1000)
         store.emit(message)
+    }
+}
+
+/// What ``DriverDevice/reportTogether(_:)`` gives its body: reports of one device that wake the driver's
+/// writer only once the body has returned.
+public struct TraitReports: Sendable {
+    let device: DriverDevice
+
+    /// Sets attribute values of a trait and queues those that changed (see ``DriverDevice/report(_:endpoint:_:)``).
+    /// - Throws: ``DriverError`` when the device or trait is unknown.
+    public func report<T: Trait>(
+        _ trait: T.Type, endpoint: UInt32? = nil, _ body: (inout T.Attributes) -> Void
+    ) throws(DriverError) {
+        try device.report(trait, endpoint: endpoint, ringing: false, body)
+    }
+
+    /// Sets raw attribute values of a trait by id (see ``DriverDevice/report(trait:endpoint:_:)``).
+    /// - Throws: ``DriverError`` when the device or trait is unknown.
+    public func report(trait: TraitID, endpoint: UInt32? = nil, _ values: [AttributeID: Value]) throws(DriverError) {
+        try device.store.set(device.id, hint: device.slot, trait: trait, endpoint: endpoint, ringing: false, values)
     }
 }

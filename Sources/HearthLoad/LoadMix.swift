@@ -23,28 +23,30 @@ public struct LoadDevice: Sendable {
 
 extension LoadDevice.Change {
     /// Reports change number `seq` (1, 2, …) on a device whose reports make this change, with its probe: the
-    /// real attribute, then the probe, together, so that they normally leave in the same DriverKit report and
-    /// the hub applies both in one revision (a report split between them shows as an `intermediate`
-    /// delivery, not an error). A load driver keeps only its devices' changes at hand: reaching a
+    /// real attribute, then the probe, with `reportTogether`, so that they leave in the same DriverKit report
+    /// and the hub applies both in one revision (a report split between them, which the writer busy with
+    /// another device's can still make, shows as an `intermediate` delivery, not an error). A load driver keeps only its devices' changes at hand: reaching a
     /// `LoadDevice` in its array copied the whole description for every report.
-    public func report(_ seq: UInt64, sentAt: UInt64, on device: DriverDevice) throws(DriverError) {
+    public func report(_ seq: UInt64, sentAt: UInt64, on handle: DriverDevice) throws(DriverError) {
         let odd = seq % 2 == 1
-        switch self {
-        case .level(let levels):
-            let span = UInt64(levels.upperBound - levels.lowerBound) + 1
-            try device.report(Matter.LevelControlTrait.self) { $0.currentLevel = levels.lowerBound + UInt8(seq % span) }
-        case .onOff: try device.report(Matter.OnOffTrait.self) { $0.onOff = odd }
-        case .thermostat: try device.report(Matter.ThermostatTrait.self) { $0.localTemperature = 1800 + Int16(seq % 600) }
-        case .temperature:
-            try device.report(Matter.TemperatureMeasurementTrait.self) { $0.measuredValue = 1800 + Int16(seq % 600) }
-        case .humidity:
-            try device.report(Matter.RelativeHumidityMeasurementTrait.self) { $0.measuredValue = 3000 + UInt16(seq % 4000) }
-        case .occupancy: try device.report(Matter.OccupancySensingTrait.self) { $0.occupancy = odd ? .occupied : [] }
-        case .contact: try device.report(Matter.BooleanStateTrait.self) { $0.stateValue = odd }
-        case .fan: try device.report(Matter.FanControlTrait.self) { $0.percentCurrent = UInt8(seq % 101) }
-        case .lock: try device.report(Matter.DoorLockTrait.self) { $0.doorState = odd ? .doorOpen : .doorClosed }
+        try handle.reportTogether { device throws(DriverError) in
+            switch self {
+            case .level(let levels):
+                let span = UInt64(levels.upperBound - levels.lowerBound) + 1
+                try device.report(Matter.LevelControlTrait.self) { $0.currentLevel = levels.lowerBound + UInt8(seq % span) }
+            case .onOff: try device.report(Matter.OnOffTrait.self) { $0.onOff = odd }
+            case .thermostat: try device.report(Matter.ThermostatTrait.self) { $0.localTemperature = 1800 + Int16(seq % 600) }
+            case .temperature:
+                try device.report(Matter.TemperatureMeasurementTrait.self) { $0.measuredValue = 1800 + Int16(seq % 600) }
+            case .humidity:
+                try device.report(Matter.RelativeHumidityMeasurementTrait.self) { $0.measuredValue = 3000 + UInt16(seq % 4000) }
+            case .occupancy: try device.report(Matter.OccupancySensingTrait.self) { $0.occupancy = odd ? .occupied : [] }
+            case .contact: try device.report(Matter.BooleanStateTrait.self) { $0.stateValue = odd }
+            case .fan: try device.report(Matter.FanControlTrait.self) { $0.percentCurrent = UInt8(seq % 101) }
+            case .lock: try device.report(Matter.DoorLockTrait.self) { $0.doorState = odd ? .doorOpen : .doorClosed }
+            }
+            try device.report(trait: LoadProbe.traitID, [LoadProbe.seq: .uint(seq), LoadProbe.sentAt: .uint(sentAt)])
         }
-        try device.report(trait: LoadProbe.traitID, [LoadProbe.seq: .uint(seq), LoadProbe.sentAt: .uint(sentAt)])
     }
 }
 

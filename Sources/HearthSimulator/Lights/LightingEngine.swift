@@ -111,34 +111,37 @@ public final class LightingEngine: Sendable {
             if !ok { complete = false }
             return ok
         }
-        if reachable(Matter.OnOffTrait.traitID) {
-            try? lamp.device.report(Matter.OnOffTrait.self, endpoint: key.endpoint) {
-                $0.onOff = values.onOff
-                if $0.values[Matter.OnOffTrait.AttributeIDs.onTime] != nil {
-                    $0.onTime = values.onTime
-                    $0.offWaitTime = values.offWaitTime
+        // One change of the lamp: its traits leave in one report, one revision at the hub.
+        try? lamp.device.reportTogether { device in
+            if reachable(Matter.OnOffTrait.traitID) {
+                try? device.report(Matter.OnOffTrait.self, endpoint: key.endpoint) {
+                    $0.onOff = values.onOff
+                    if $0.values[Matter.OnOffTrait.AttributeIDs.onTime] != nil {
+                        $0.onTime = values.onTime
+                        $0.offWaitTime = values.offWaitTime
+                    }
                 }
             }
-        }
-        if features.level, reachable(Matter.LevelControlTrait.traitID) {
-            try? lamp.device.report(Matter.LevelControlTrait.self, endpoint: key.endpoint) {
-                $0.currentLevel = values.level
-                $0.remainingTime = values.levelRemaining
-            }
-        }
-        if features.hasColor, reachable(Matter.ColorControlTrait.traitID) {
-            try? lamp.device.report(Matter.ColorControlTrait.self, endpoint: key.endpoint) {
-                $0.colorMode = values.colorMode
-                $0.enhancedColorMode = Matter.ColorControlTrait.EnhancedColorModeEnum(rawValue: values.colorMode.rawValue)
-                $0.remainingTime = values.colorRemaining
-                if features.colorTemperature { $0.colorTemperatureMireds = values.mireds }
-                if features.hueSaturation {
-                    $0.currentHue = values.hue
-                    $0.currentSaturation = values.saturation
+            if features.level, reachable(Matter.LevelControlTrait.traitID) {
+                try? device.report(Matter.LevelControlTrait.self, endpoint: key.endpoint) {
+                    $0.currentLevel = values.level
+                    $0.remainingTime = values.levelRemaining
                 }
-                if features.xy {
-                    $0.currentX = values.x
-                    $0.currentY = values.y
+            }
+            if features.hasColor, reachable(Matter.ColorControlTrait.traitID) {
+                try? device.report(Matter.ColorControlTrait.self, endpoint: key.endpoint) {
+                    $0.colorMode = values.colorMode
+                    $0.enhancedColorMode = Matter.ColorControlTrait.EnhancedColorModeEnum(rawValue: values.colorMode.rawValue)
+                    $0.remainingTime = values.colorRemaining
+                    if features.colorTemperature { $0.colorTemperatureMireds = values.mireds }
+                    if features.hueSaturation {
+                        $0.currentHue = values.hue
+                        $0.currentSaturation = values.saturation
+                    }
+                    if features.xy {
+                        $0.currentX = values.x
+                        $0.currentY = values.y
+                    }
                 }
             }
         }

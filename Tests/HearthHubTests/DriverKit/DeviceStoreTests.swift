@@ -4,6 +4,7 @@ import HearthProto
 import HearthTypes
 import MetricsTestKit
 import SwiftProtobuf
+import Synchronization
 import Testing
 
 /// The driver's outbox without a hub: what a session's writer would send, in what order and batches.
@@ -94,6 +95,42 @@ struct DeviceStoreTests {
         #expect(store.waiting == .gathering)
         _ = try Self.drain(store)
         #expect(store.waiting == .nothing)
+    }
+
+    @Test("reportTogether wakes the writer once, after its body, and its traits leave in one report")
+    func together() throws {
+        let (store, lamp) = Self.connectedLamp()
+        let before = store.rings.load(ordering: .relaxed)
+        try lamp.reportTogether { lamp throws(DriverError) in
+            try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 42 }
+            try lamp.report(trait: TraitID(0x0006), [AttributeID(0): .bool(true)])
+            // Queued, but the writer is not woken while the body runs.
+            #expect(store.waiting == .gathering)
+            #expect(store.rings.load(ordering: .relaxed) == before)
+        }
+        #expect(store.rings.load(ordering: .relaxed) == before + 1)
+        let reports = Self.reports(try Self.drain(store).messages)
+        #expect(reports.count == 1)
+        #expect(reports.first?.traits.map(\.traitID).sorted() == [0x0006, 0x0008])
+        // One by one, each report rings.
+        try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 43 }
+        try lamp.report(trait: TraitID(0x0006), [AttributeID(0): .bool(false)])
+        #expect(store.rings.load(ordering: .relaxed) == before + 3)
+    }
+
+    @Test("reportTogether whose body throws sends what it reported before, and still wakes the writer")
+    func togetherThrowing() throws {
+        let (store, lamp) = Self.connectedLamp()
+        let before = store.rings.load(ordering: .relaxed)
+        #expect(throws: DriverError.self) {
+            try lamp.reportTogether { lamp throws(DriverError) in
+                try lamp.report(Matter.LevelControlTrait.self) { $0.currentLevel = 11 }
+                try lamp.report(Matter.ThermostatTrait.self) { $0.localTemperature = 2000 }  // a lamp has none
+            }
+        }
+        #expect(store.rings.load(ordering: .relaxed) == before + 1)
+        let reports = Self.reports(try Self.drain(store).messages)
+        #expect(reports.first?.traits.map(\.traitID) == [0x0008])
     }
 
     @Test("a handle made before other devices were removed or added still reports to its own device")
