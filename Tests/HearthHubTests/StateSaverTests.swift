@@ -12,7 +12,8 @@ struct StateSaverTests {
     @Test("a report made on an event loop is saved by that loop's timer; one made elsewhere by the sleeping saver")
     func armedEitherWay() async throws {
         for onLoop in [true, false] {
-            try await withEngine { engine in
+            // Five saves, each waited for: a short interval keeps the test quick (the arming is what it checks).
+            try await withEngine(configure: { $0.stateSaveInterval = .milliseconds(10) }) { engine in
                 _ = await engine.driverConnected("lights")
                 _ = try await engine.announce(driver: "lights", .with { $0.devices = [lampWithSensor("a")] })
                 try await engine.awaitCommit()
