@@ -32,10 +32,10 @@ public final class ChildProcess: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    lines.state.withLock { $0.buffer.append(line) }
+                    lines.append(line)
                 }
             }
-            lines.state.withLock { $0.ended = true }
+            lines.end()
         }
     }
 
@@ -47,16 +47,25 @@ public final class ChildProcess: Sendable {
 
     /// The next line of its output that `accept` takes (others are skipped), or nil when the output ends
     /// or `timeout` passes first.
+    ///
+    /// It waits to be woken by the thread reading the output: polling every 5 ms, the orchestrator waiting
+    /// for a phase's `DONE` lines woke a timer and a pool thread 200 times a second in the process that
+    /// holds the clients being measured.
     public func line(timeout: Duration, where accept: (String) -> Bool = { _ in true }) async -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let (line, ended) = lines.state.withLock { ($0.buffer.popFirst(), $0.ended) }
-            if let line {
-                if accept(line) { return line }
-                continue
+            switch lines.take() {
+            case .line(let line): if accept(line) { return line }
+            case .ended: return nil
+            case .empty:
+                let lines = self.lines
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await lines.waitForMore() }
+                    group.addTask { try? await Task.sleep(until: deadline) }
+                    await group.next()
+                    group.cancelAll()
+                }
             }
-            if ended { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
     }
@@ -80,9 +89,67 @@ public final class ChildProcess: Sendable {
     }
 }
 
-/// The lines a child printed and not yet taken, shared with the thread that reads them.
+/// The lines a child printed and not yet taken, shared with the thread that reads them, which wakes the one
+/// task waiting for more.
 final class LineBuffer: Sendable {
-    let state = Mutex<(buffer: Deque<String>, ended: Bool)>(([], false))
+    private struct State {
+        var buffer: Deque<String> = []
+        var ended = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    enum Taken {
+        case line(String)
+        case ended
+        case empty
+    }
+
+    private let state = Mutex(State())
+
+    /// A line read (the reading thread).
+    func append(_ line: String) {
+        state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.buffer.append(line)
+            defer { s.waiter = nil }
+            return s.waiter
+        }?.resume()
+    }
+
+    /// The output ended (the reading thread).
+    func end() {
+        state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.ended = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }?.resume()
+    }
+
+    /// The oldest line not taken, else whether the output ended.
+    func take() -> Taken {
+        state.withLock { s in
+            if let line = s.buffer.popFirst() { return .line(line) }
+            return s.ended ? .ended : .empty
+        }
+    }
+
+    /// Returns once a line is there, the output has ended, or the task is cancelled. One waiter at a time.
+    func waitForMore() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s -> Bool in
+                    if !s.buffer.isEmpty || s.ended || Task.isCancelled { return true }
+                    s.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { s -> CheckedContinuation<Void, Never>? in
+                defer { s.waiter = nil }
+                return s.waiter
+            }?.resume()
+        }
+    }
 }
 
 /// CPU time and memory of a process, from `/proc` (Linux).
