@@ -76,8 +76,9 @@ public struct DriverDevice: Sendable, Hashable {
     /// ```
     ///
     /// - Parameter body: reports through the ``TraitReports`` it is given (only while it runs).
-    /// - Throws: what `body` throws; what it reported before that is sent.
-    public func reportTogether(_ body: (TraitReports) throws(DriverError) -> Void) throws(DriverError) {
+    /// - Throws: what `body` throws (a ``DriverError`` when the body says `throws(DriverError)`); what it
+    ///   reported before that is sent.
+    public func reportTogether<E: Error>(_ body: (TraitReports) throws(E) -> Void) throws(E) {
         defer { store.ring() }
         try body(TraitReports(device: self))
     }
