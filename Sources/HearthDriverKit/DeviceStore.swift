@@ -65,7 +65,7 @@ final class DeviceStore: Sendable {
     }
 
     /// Adds (or replaces) a device; it is announced now if connected, else on connection. Returns where it
-    /// is kept (a hint for ``update(_:hint:trait:endpoint:connectivity:_:)``).
+    /// is kept (a hint for ``update(_:hint:trait:endpoint:connectivity:ringing:_:)``).
     @discardableResult
     func add(_ device: DeviceDescription) -> Int {
         let slot = state.withLock { s in
@@ -145,8 +145,8 @@ final class DeviceStore: Sendable {
     }
 
     /// Changes a trait's values; what changed is queued for the hub. Returns the trait's endpoint.
-    @discardableResult
     /// `ringing: false` leaves the writer asleep (``DriverDevice/reportTogether(_:)`` rings once at the end).
+    @discardableResult
     func update(
         _ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, connectivity: ConnectivityState? = nil,
         ringing: Bool = true, _ body: (inout [AttributeID: Value]) -> Void
@@ -193,7 +193,7 @@ final class DeviceStore: Sendable {
     }
 
     /// Sets some of a trait's values (a raw report): each value that differs is written in place and queued
-    /// for the hub. ``update(_:hint:trait:endpoint:connectivity:_:)`` with a merging body did the same through a
+    /// for the hub. ``update(_:hint:trait:endpoint:connectivity:ringing:_:)`` with a merging body did the same through a
     /// copy of the trait's whole dictionary, merged and then compared entry by entry.
     func set(
         _ device: String, hint: Int = -1, trait: TraitID, endpoint: UInt32?, ringing: Bool = true,

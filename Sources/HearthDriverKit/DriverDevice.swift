@@ -123,8 +123,9 @@ public struct DriverDevice: Sendable, Hashable {
 }
 
 /// What ``DriverDevice/reportTogether(_:)`` gives its body: reports of one device that wake the driver's
-/// writer only once the body has returned.
-public struct TraitReports: Sendable {
+/// writer only once the body has returned. Not `Sendable`, and meant for the body alone: reports made
+/// through it later wake no one, and wait for the driver's next write.
+public struct TraitReports {
     let device: DriverDevice
 
     /// Sets attribute values of a trait and queues those that changed (see ``DriverDevice/report(_:endpoint:_:)``).

@@ -50,10 +50,10 @@ public final class ChildProcess: Sendable {
     ///
     /// It waits to be woken by the thread reading the output: polling every 5 ms, the orchestrator waiting
     /// for a phase's `DONE` lines woke a timer and a pool thread 200 times a second in the process that
-    /// holds the clients being measured.
+    /// holds the clients being measured. One caller at a time; a cancelled caller gets nil.
     public func line(timeout: Duration, where accept: (String) -> Bool = { _ in true }) async -> String? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline, !Task.isCancelled {
             switch lines.take() {
             case .line(let line): if accept(line) { return line }
             case .ended: return nil
@@ -124,6 +124,9 @@ final class LineBuffer: Sendable {
         }?.resume()
     }
 
+    /// Whether a task waits in ``waitForMore()`` (for tests).
+    var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
+
     /// The oldest line not taken, else whether the output ended.
     func take() -> Taken {
         state.withLock { s in
@@ -138,6 +141,7 @@ final class LineBuffer: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { s -> Bool in
                     if !s.buffer.isEmpty || s.ended || Task.isCancelled { return true }
+                    precondition(s.waiter == nil, "two tasks wait for one child's output")
                     s.waiter = continuation
                     return false
                 }

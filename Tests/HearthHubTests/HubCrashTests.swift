@@ -68,11 +68,14 @@ enum HubProcessError: Error {
 
 @Suite("Crash safety of the hearth-hub process")
 struct HubCrashTests {
+    /// The hubs of these tests save states every 10 ms (the default is 1 s), so that a kill lands during or
+    /// between state saves, not always before the first one.
     static func writeConfig(in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent("hub.json")
         let json = #"""
             {"clients": [{"token": "admin-token", "user": "admin", "role": "admin"}],
-             "drivers": [{"id": "lights", "token": "lights-token"}]}
+             "drivers": [{"id": "lights", "token": "lights-token"}],
+             "state_save_interval_ms": 10}
             """#
         try json.write(to: url, atomically: true, encoding: .utf8)
         return url

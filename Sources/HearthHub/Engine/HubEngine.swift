@@ -40,7 +40,7 @@ public actor HubEngine {
         ///
         /// Each save is a transaction (its timer's wake-up, the saver's task, SQLite's locks and WAL writes)
         /// whatever it holds, so at a home's pace, where a save holds one or two states, its overhead is the
-        /// cost: at 100 reports/s the hub spent 400 µs of CPU per report saving every 10 ms, 200-230 µs
+        /// cost: at 100 reports/s the hub spent 400 µs of CPU per report saving every 10 ms, 190-230 µs
         /// saving every second. States are not what a person typed: a process killed loses at most this
         /// much of them, shown from the last save as not yet confirmed until the drivers, reconnecting,
         /// report again.

@@ -112,7 +112,7 @@ public final class LightingEngine: Sendable {
             return ok
         }
         // One change of the lamp: its traits leave in one report, one revision at the hub.
-        try? lamp.device.reportTogether { device in
+        lamp.device.reportTogether { device in
             if reachable(Matter.OnOffTrait.traitID) {
                 try? device.report(Matter.OnOffTrait.self, endpoint: key.endpoint) {
                     $0.onOff = values.onOff

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The load tool's child processes: a waiting `line(timeout:)` is woken by the output, not by polling.
-@Suite struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(1))) struct ChildProcessTests {
     @Test("line(timeout:) returns the lines it accepts as they come, then nil once the output ends")
     func linesThenEnd() async throws {
         let child = try ChildProcess(
@@ -23,19 +23,39 @@ import Testing
         #expect(ContinuousClock.now - start >= .milliseconds(200))
     }
 
-    @Test("a waiter is woken by a line, by the end, and by cancellation")
-    func bufferWakes() async {
+    @Test("a waiting task is woken by a line, by cancellation, and by the end")
+    func bufferWakes() async throws {
         let lines = LineBuffer()
-        async let woken: Void = lines.waitForMore()
+        // Each wake-up is sent once the task is registered as waiting, so that the path taken is the
+        // resume, not the look before waiting.
+        func registered() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !lines.hasWaiter, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(lines.hasWaiter)
+        }
+        let byLine = Task { await lines.waitForMore() }
+        try await registered()
         lines.append("a")
-        await woken
+        await byLine.value
         guard case .line("a") = lines.take() else { Issue.record("the line is not there"); return }
-        let waiting = Task { await lines.waitForMore() }
-        waiting.cancel()
-        await waiting.value  // returns: cancelled
-        async let ended: Void = lines.waitForMore()
+        let byCancel = Task { await lines.waitForMore() }
+        try await registered()
+        byCancel.cancel()
+        await byCancel.value
+        #expect(!lines.hasWaiter)
+        let byEnd = Task { await lines.waitForMore() }
+        try await registered()
         lines.end()
-        await ended
+        await byEnd.value
         guard case .ended = lines.take() else { Issue.record("the end is not seen"); return }
+    }
+
+    @Test("a cancelled caller of line(timeout:) gets nil at once")
+    func cancelledCaller() async throws {
+        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sleep"), ["5"])
+        defer { kill(child.pid, SIGKILL) }
+        let waiting = Task { await child.line(timeout: .seconds(60)) }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
     }
 }
