@@ -11,6 +11,9 @@ seconds=$1 log=$2
 shift 2
 # Into the log, which is followed until the command ends: a process it started in a group of its own (a
 # supervised driver) and left behind may still hold the output open, and must not keep this waiting.
+# The log exists before the follower starts: `tail -f` of a file not yet made by the redirect below gave up
+# ("cannot open"), and the stage's output was missing from the CI log (the command still ran).
+: >"$log"
 timeout -k 30 "$seconds" "$@" >"$log" 2>&1 &
 pid=$!
 # timeout runs the command in a process group of its own, which a terminal's Ctrl-C does not reach: pass it
