@@ -107,18 +107,15 @@ final class LineBuffer: Sendable {
     private let state = Mutex(State())
 
     /// A line read (the reading thread).
-    func append(_ line: String) {
-        state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.buffer.append(line)
-            defer { s.waiter = nil }
-            return s.waiter
-        }?.resume()
-    }
+    func append(_ line: String) { wake { $0.buffer.append(line) } }
 
     /// The output ended (the reading thread).
-    func end() {
+    func end() { wake { $0.ended = true } }
+
+    /// Makes `change` under the lock and resumes the waiting task, if any, outside it.
+    private func wake(_ change: (inout State) -> Void = { _ in }) {
         state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.ended = true
+            change(&s)
             defer { s.waiter = nil }
             return s.waiter
         }?.resume()
@@ -148,10 +145,7 @@ final class LineBuffer: Sendable {
                 if ready { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { s -> CheckedContinuation<Void, Never>? in
-                defer { s.waiter = nil }
-                return s.waiter
-            }?.resume()
+            wake()
         }
     }
 }

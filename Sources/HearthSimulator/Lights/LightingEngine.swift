@@ -130,21 +130,28 @@ public final class LightingEngine: Sendable {
             }
             if features.hasColor, reachable(Matter.ColorControlTrait.traitID) {
                 try? device.report(Matter.ColorControlTrait.self, endpoint: key.endpoint) {
-                    $0.colorMode = values.colorMode
-                    $0.enhancedColorMode = Matter.ColorControlTrait.EnhancedColorModeEnum(rawValue: values.colorMode.rawValue)
+                    $0.setColor(values, features: features)
                     $0.remainingTime = values.colorRemaining
-                    if features.colorTemperature { $0.colorTemperatureMireds = values.mireds }
-                    if features.hueSaturation {
-                        $0.currentHue = values.hue
-                        $0.currentSaturation = values.saturation
-                    }
-                    if features.xy {
-                        $0.currentX = values.x
-                        $0.currentY = values.y
-                    }
                 }
             }
         }
         return complete
+    }
+}
+
+extension Matter.ColorControlTrait.Attributes {
+    /// The colour a lamp shows in `state`: its mode, and the coordinates of each colour space it has.
+    mutating func setColor(_ state: LightState, features: LightModel.Features) {
+        colorMode = state.colorMode
+        enhancedColorMode = Matter.ColorControlTrait.EnhancedColorModeEnum(rawValue: state.colorMode.rawValue)
+        if features.colorTemperature { colorTemperatureMireds = state.mireds }
+        if features.hueSaturation {
+            currentHue = state.hue
+            currentSaturation = state.saturation
+        }
+        if features.xy {
+            currentX = state.x
+            currentY = state.y
+        }
     }
 }

@@ -113,25 +113,15 @@ public struct PlannedLight: Sendable, Hashable {
                 if features.xy { capabilities.insert(.xy) }
                 if features.colorTemperature { capabilities.insert(.colorTemperature) }
                 $0.colorCapabilities = capabilities
-                $0.colorMode = start.colorMode
-                $0.enhancedColorMode = Matter.ColorControlTrait.EnhancedColorModeEnum(rawValue: start.colorMode.rawValue)
+                $0.setColor(start, features: features)
                 $0.options = []
                 $0.numberOfPrimaries = nil
                 $0.remainingTime = 0
                 if features.colorTemperature {
-                    $0.colorTemperatureMireds = start.mireds
                     $0.colorTempPhysicalMinMireds = features.mireds.lowerBound
                     $0.colorTempPhysicalMaxMireds = features.mireds.upperBound
                     $0.coupleColorTempToLevelMinMireds = features.mireds.lowerBound
                     $0.startUpColorTemperatureMireds = nil
-                }
-                if features.hueSaturation {
-                    $0.currentHue = start.hue
-                    $0.currentSaturation = start.saturation
-                }
-                if features.xy {
-                    $0.currentX = start.x
-                    $0.currentY = start.y
                 }
             })
         }
