@@ -272,6 +272,7 @@ export const messages = {
     [3, "synced", "bool", 0, null, null],
     [4, "relist", "message", 0, "hearth.v1.Relist", null],
     [5, "epoch", "string", 0, null, null],
+    [6, "snapshotDevices", "uint64", 0, null, null],
   ],
   "hearth.v1.Welcome": [
     [1, "driverId", "string", 0, null, null],

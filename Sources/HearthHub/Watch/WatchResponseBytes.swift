@@ -21,14 +21,18 @@ struct WatchResponseBytes {
         changeCount += count
     }
 
-    /// Finishes the response: field 2 (revision), field 3 (synced), field 5 (epoch).
-    consuming func finished(revision: UInt64, synced: Bool = false, epoch: String? = nil) -> [UInt8] {
+    /// Finishes the response: field 2 (revision), field 3 (synced), field 5 (epoch), field 6 (how many
+    /// devices the snapshot this response starts will hold; 0 is not written).
+    consuming func finished(
+        revision: UInt64, synced: Bool = false, epoch: String? = nil, snapshotDevices: UInt64 = 0
+    ) -> [UInt8] {
         var out = bytes
         // Revision 0 is written too: it tells the reader this response is not a resume point.
         ProtoBytes.appendKey(2, ProtoBytes.varint, to: &out)
         ProtoBytes.appendVarint(revision, to: &out)
         ProtoBytes.appendVarintField(3, synced ? 1 : 0, to: &out)
         ProtoBytes.appendStringField(5, epoch ?? "", to: &out)
+        ProtoBytes.appendVarintField(6, snapshotDevices, to: &out)
         return out
     }
 }

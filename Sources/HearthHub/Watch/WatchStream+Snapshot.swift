@@ -16,10 +16,14 @@ extension WatchStream {
         await snapshotGate.acquire()
         var holding = true
         defer { if holding { snapshotGate.release() } }
+        let ids = snapshotCache.sortedDeviceIDs(graph)
+        // The first response says how many devices follow when the watcher sees them all, so that a client
+        // sizes its table once (growing it by doubling was 8 % of a client joining 100,000 devices).
+        let announced = filter.visibility.isEverything ? UInt64(ids.count) : 0
         /// Sends the response built so far as an intermediate chunk once it reached the limit.
         func sendIfFull() async throws {
             guard response.byteCount >= configuration.maxResponseBytes else { return }
-            let chunk = response.finished(revision: 0, epoch: first ? epoch : nil)
+            let chunk = response.finished(revision: 0, epoch: first ? epoch : nil, snapshotDevices: first ? announced : 0)
             first = false
             response = WatchResponseBytes()
             try await send(chunk)
@@ -48,7 +52,6 @@ extension WatchStream {
         // slot of the gate, so watchers joining together still share the cores), and sent in id order.
         snapshotGate.release()
         holding = false
-        let ids = snapshotCache.sortedDeviceIDs(graph)
         let filter = self.filter
         // Blocks are stored by their first id, and by what the watcher sees unless it sees everything: watchers
         // of other filters or structures do not take each other's blocks' places.
@@ -99,7 +102,8 @@ extension WatchStream {
             }
             start = round
         }
-        let last = response.finished(revision: revision, synced: true, epoch: first ? epoch : nil)
+        let last = response.finished(
+            revision: revision, synced: true, epoch: first ? epoch : nil, snapshotDevices: first ? announced : 0)
         try await send(last)
     }
 

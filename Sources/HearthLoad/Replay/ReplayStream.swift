@@ -31,6 +31,7 @@ public struct ReplayStream: Sendable {
         var responses: [[UInt8]] = []
         var first = Hearth_V1_WatchResponse()
         first.epoch = "replay"
+        first.snapshotDevices = UInt64(devices)  // as the hub says it to a watcher that sees every device
         first.changes.append(.with {
             $0.revision = revision
             $0.structure = .with { $0.id = "home"; $0.name = "Home"; $0.revision = revision }

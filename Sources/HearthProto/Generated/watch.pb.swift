@@ -128,6 +128,11 @@ public nonisolated struct Hearth_V1_WatchResponse: Sendable {
   /// first response carries only `revision` (the resume point) and `epoch`.
   public var epoch: String = String()
 
+  /// On the first response of a snapshot: how many devices the snapshot will
+  /// hold, when the hub knows it before sending them (0 when it does not), so
+  /// that a client can size its cache once instead of growing it.
+  public var snapshotDevices: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -441,7 +446,7 @@ nonisolated extension Hearth_V1_WatchFilter: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Hearth_V1_WatchResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}changes\0\u{1}revision\0\u{1}synced\0\u{1}relist\0\u{1}epoch\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}changes\0\u{1}revision\0\u{1}synced\0\u{1}relist\0\u{1}epoch\0\u{3}snapshot_devices\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -454,6 +459,7 @@ nonisolated extension Hearth_V1_WatchResponse: SwiftProtobuf.Message, SwiftProto
       case 3: try { try decoder.decodeSingularBoolField(value: &self.synced) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._relist) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.epoch) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.snapshotDevices) }()
       default: break
       }
     }
@@ -479,6 +485,9 @@ nonisolated extension Hearth_V1_WatchResponse: SwiftProtobuf.Message, SwiftProto
     if !self.epoch.isEmpty {
       try visitor.visitSingularStringField(value: self.epoch, fieldNumber: 5)
     }
+    if self.snapshotDevices != 0 {
+      try visitor.visitSingularUInt64Field(value: self.snapshotDevices, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -488,6 +497,7 @@ nonisolated extension Hearth_V1_WatchResponse: SwiftProtobuf.Message, SwiftProto
     if lhs.synced != rhs.synced {return false}
     if lhs._relist != rhs._relist {return false}
     if lhs.epoch != rhs.epoch {return false}
+    if lhs.snapshotDevices != rhs.snapshotDevices {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

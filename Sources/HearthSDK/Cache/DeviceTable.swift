@@ -104,6 +104,11 @@ struct DeviceTable: Sendable, Sequence {
         return (entry, isNew)
     }
 
+    /// Makes room in the table for `capacity` devices, so that filling it does not grow it step by step.
+    mutating func reserveCapacity(_ capacity: Int) {
+        table.reserveCapacity(capacity)
+    }
+
     /// The ids, in no particular order.
     var keys: LazyMapSequence<DeviceTable, String> { lazy.map(\.key) }
     /// The entries, in no particular order.

@@ -27,6 +27,8 @@ struct WatchBatch: Sendable {
     /// Whether the hub asks for a re-list (the response's `relist` is set).
     var relist = false
     var epoch = ""
+    /// How many devices the snapshot this response starts will hold, when the hub said (0: it did not).
+    var snapshotDevices: UInt64 = 0
 
     init() {}
 
@@ -41,6 +43,7 @@ struct WatchBatch: Sendable {
             }
         }
         (revision, synced, relist, epoch) = (proto.revision, proto.synced, proto.hasRelist, proto.epoch)
+        snapshotDevices = proto.snapshotDevices
     }
 
     /// `HomeService/Watch` as the SDK calls it: responses read as ``WatchBatch``.
@@ -70,6 +73,7 @@ struct WatchBatch: Sendable {
                 guard (try? Hearth_V1_Relist(serializedBytes: Array(body))) != nil else { throw ProtoReader.Unsupported() }
                 relist = true
             case 5: epoch = try reader.string(wireType: wireType)
+            case 6: snapshotDevices = try reader.varint(wireType: wireType)
             default: try reader.skip(wireType: wireType)
             }
         }

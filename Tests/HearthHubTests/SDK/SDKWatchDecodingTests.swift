@@ -35,6 +35,7 @@ struct SDKWatchDecodingTests {
         response.revision = 99
         response.synced = true
         response.epoch = "e1"
+        response.snapshotDevices = 300
         func add(_ fill: (inout Hearth_V1_Change) -> Void) {
             var change = Hearth_V1_Change()
             change.revision = UInt64(response.changes.count + 10)
@@ -91,7 +92,7 @@ struct SDKWatchDecodingTests {
 
     /// Whether two batches hold the same things (other changes compared through their encoding).
     static func same(_ a: WatchBatch, _ b: WatchBatch) throws -> Bool {
-        guard (a.revision, a.synced, a.relist, a.epoch) == (b.revision, b.synced, b.relist, b.epoch),
+        guard (a.revision, a.synced, a.relist, a.epoch, a.snapshotDevices) == (b.revision, b.synced, b.relist, b.epoch, b.snapshotDevices),
             a.changes.count == b.changes.count
         else { return false }
         for (x, y) in zip(a.changes, b.changes) {
@@ -118,6 +119,7 @@ struct SDKWatchDecodingTests {
         let direct = try bytes.withUnsafeBytes { try WatchBatch(protoBytes: $0) }
         #expect(try Self.same(direct, Self.viaProtobuf(bytes)))
         #expect(direct.changes.count == 8)
+        #expect(direct.snapshotDevices == 300)
         guard case .device(let device) = direct.changes[2].change else {
             Issue.record("not a device: \(direct.changes[2])")
             return
