@@ -10,16 +10,17 @@ extension WatchStream {
     static let snapshotBlock = 1024
 
     func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
+        // Sorted (or taken as kept) before a slot of the gate is held.
+        let ids = snapshotCache.sortedDeviceIDs(graph)
+        // The first response says how many devices follow when the watcher sees them all, so that a client
+        // sizes its table once (growing it by doubling was 8 % of a client joining 100,000 devices).
+        let announced = filter.visibility.isEverything ? UInt64(ids.count) : 0
         var response = WatchResponseBytes()
         var first = true
         // Chunks are built holding a slot of the gate and sent without it.
         await snapshotGate.acquire()
         var holding = true
         defer { if holding { snapshotGate.release() } }
-        let ids = snapshotCache.sortedDeviceIDs(graph)
-        // The first response says how many devices follow when the watcher sees them all, so that a client
-        // sizes its table once (growing it by doubling was 8 % of a client joining 100,000 devices).
-        let announced = filter.visibility.isEverything ? UInt64(ids.count) : 0
         /// Sends the response built so far as an intermediate chunk once it reached the limit.
         func sendIfFull() async throws {
             guard response.byteCount >= configuration.maxResponseBytes else { return }
