@@ -11,18 +11,18 @@ import Testing
 struct SnapshotSizeTests {
     static let ids = (0..<30).map { "lamp-\($0)" }
 
-    /// A home with the lamps, and a watcher's whole snapshot from `request` as `user`, in small responses.
+    /// A home with the lamps, and a watcher's whole snapshot from `request` as `user`, in responses of about
+    /// `responseBytes` (2 KB: the snapshot comes in several).
     static func snapshot(
         _ request: Hearth_V1_WatchRequest = .from(0),
-        as user: UserAccess = UserAccess(user: "admin", role: .admin, structures: nil)
+        as user: UserAccess = UserAccess(user: "admin", role: .admin, structures: nil), responseBytes: Int = 2048
     ) async throws -> [Hearth_V1_WatchResponse] {
         try await withEngine { engine in
             _ = await engine.driverConnected("lights")
             _ = try await engine.announce(driver: "lights", .with { $0.devices = ids.map(lampWithSensor) })
             try await engine.awaitCommit()
             let revision = await engine.info().revision
-            // Responses of about 2 KB: the snapshot comes in several.
-            let watcher = EngineWatcher(engine, request, as: user, configuration: .init(maxResponseBytes: 2048))
+            let watcher = EngineWatcher(engine, request, as: user, configuration: .init(maxResponseBytes: responseBytes))
             defer { watcher.stop() }
             return try await watcher.collect(through: revision)
         }
@@ -42,6 +42,15 @@ struct SnapshotSizeTests {
         #expect(responses.dropFirst().allSatisfy { $0.snapshotDevices == 0 })
     }
 
+    @Test("a snapshot sent in one response, its synced mark: the number on it")
+    func oneResponse() async throws {
+        let responses = try await Self.snapshot(responseBytes: 1 << 20)
+        #expect(responses.count == 1)
+        #expect(responses.first?.synced == true)
+        #expect(Self.devices(responses) == Self.ids.count)
+        #expect(responses.first?.snapshotDevices == UInt64(Self.ids.count))
+    }
+
     @Test("a filtered watch, or a user limited to some structures: no number")
     func part() async throws {
         var filtered = Hearth_V1_WatchRequest.from(0)
@@ -50,8 +59,10 @@ struct SnapshotSizeTests {
         #expect(Self.devices(some) == 2)
         #expect(some.allSatisfy { $0.snapshotDevices == 0 })
 
+        // The lamps are all in "home": this user sees every one, but the hub does not count them to know it.
         let limited = try await Self.snapshot(as: UserAccess(user: "guest", role: .viewer, structures: ["home"]))
         #expect(limited.last?.synced == true)
+        #expect(Self.devices(limited) == Self.ids.count)
         #expect(limited.allSatisfy { $0.snapshotDevices == 0 })
     }
 }
