@@ -12,11 +12,18 @@ extension WatchStream {
     func sendSnapshot(_ graph: HomeGraph, revision: UInt64) async throws {
         // Sorted (or taken as kept) before a slot of the gate is held.
         let ids = snapshotCache.sortedDeviceIDs(graph)
+        let visibility = filter.visibility
         // The first response says how many devices follow when the watcher sees them all, so that a client
         // sizes its table once (growing it by doubling was 8 % of a client joining 100,000 devices).
-        let announced = filter.visibility.isEverything ? UInt64(ids.count) : 0
+        let announced = visibility.isEverything ? UInt64(ids.count) : 0
         var response = WatchResponseBytes()
         var first = true
+        /// The response built so far, finished; the first of the snapshot carries the epoch and the count.
+        func finish(revision: UInt64, synced: Bool = false) -> [UInt8] {
+            defer { (first, response) = (false, WatchResponseBytes()) }
+            return response.finished(
+                revision: revision, synced: synced, epoch: first ? epoch : nil, snapshotDevices: first ? announced : 0)
+        }
         // Chunks are built holding a slot of the gate and sent without it.
         await snapshotGate.acquire()
         var holding = true
@@ -24,10 +31,7 @@ extension WatchStream {
         /// Sends the response built so far as an intermediate chunk once it reached the limit.
         func sendIfFull() async throws {
             guard response.byteCount >= configuration.maxResponseBytes else { return }
-            let chunk = response.finished(revision: 0, epoch: first ? epoch : nil, snapshotDevices: first ? announced : 0)
-            first = false
-            response = WatchResponseBytes()
-            try await send(chunk)
+            try await send(finish(revision: 0))
         }
         func add(_ kind: Hearth_V1_Change.OneOf_Kind) async throws {
             var change = Hearth_V1_Change()
@@ -56,7 +60,6 @@ extension WatchStream {
         let filter = self.filter
         // Blocks are stored by their first id, and by what the watcher sees unless it sees everything: watchers
         // of other filters or structures do not take each other's blocks' places.
-        let visibility = filter.visibility
         let keySuffix = visibility.isEverything ? "" : "\u{1F}\(visibility.hashValue)"
         let origin = SnapshotCache.Origin(devicesStamp: graph.devicesStamp, visibility: visibility)
         let cache = snapshotCache
@@ -103,9 +106,7 @@ extension WatchStream {
             }
             start = round
         }
-        let last = response.finished(
-            revision: revision, synced: true, epoch: first ? epoch : nil, snapshotDevices: first ? announced : 0)
-        try await send(last)
+        try await send(finish(revision: revision, synced: true))
     }
 
     /// `records` as framed changes at `revision`: each written straight from the record
