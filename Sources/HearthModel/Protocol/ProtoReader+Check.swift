@@ -15,20 +15,29 @@ extension Value {
     package static func checkIDAndValue(
         _ bytes: UnsafeRawBufferPointer, depth: Int = 0
     ) throws(ProtoReader.Unsupported) -> UInt32 {
+        try checkedIDAndValue(bytes, depth: depth).id
+    }
+
+    /// Checks one message `{ uint32 id = 1; Value value = 2; }` as ``checkIDAndValue(_:depth:)`` does; returns
+    /// the id and the value's message body (empty when the value is absent).
+    package static func checkedIDAndValue(
+        _ bytes: UnsafeRawBufferPointer, depth: Int = 0
+    ) throws(ProtoReader.Unsupported) -> (id: UInt32, value: UnsafeRawBufferPointer) {
         var reader = ProtoReader(bytes)
         var id: UInt32 = 0
-        var sawValue = false
+        var value: UnsafeRawBufferPointer?
         while let (number, wireType) = try reader.nextField() {
             switch number {
             case 1: id = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
-                guard !sawValue else { throw ProtoReader.Unsupported() }
-                sawValue = true
-                try check(protoBytes: reader.delimited(wireType: wireType), depth: depth)
+                guard value == nil else { throw ProtoReader.Unsupported() }
+                let body = try reader.delimited(wireType: wireType)
+                try check(protoBytes: body, depth: depth)
+                value = body
             default: try reader.skip(wireType: wireType)
             }
         }
-        return id
+        return (id, value ?? UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     // The same walk as `init(protoBytes:depth:)`, `list` and `idAndValues`, field by field, with nothing kept.

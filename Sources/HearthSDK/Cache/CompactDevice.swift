@@ -3,8 +3,8 @@ import HearthProto
 import SwiftProtobuf
 
 /// A device as the cache holds it: the message's fields, with its types and traits in one buffer
-/// (``CompactTypes``) and each trait's attributes kept as the hub encoded them instead of as a tree of
-/// `Attribute` and `Value` messages.
+/// (``CompactTypes``) and each trait's attributes kept encoded (``CompactAttributes``) instead of as a
+/// tree of `Attribute` and `Value` messages.
 ///
 /// A `Hearth_V1_Value` is a heap box per attribute; a listed light held about 35 of them, most of its
 /// 3.4 KB. Kept encoded, a trait change is a byte copy, and the values are read only when a view asks for a
@@ -71,8 +71,8 @@ struct CompactTrait: Sendable, Equatable {
     // The two enums as protobuf reads them, 32-bit numbers, placed beside 32-bit fields: a generated enum
     // takes 9 bytes and pads to 16 (56 bytes a trait, 32 this way; a watch response holds one per change).
     private(set) var connectivityNumber: Int32 = 0
-    /// The attributes as a `TraitState`'s field 2 entries (key, length, `Attribute` body, for each), in the
-    /// hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
+    /// The attributes as ``CompactAttributes`` keeps them (id, then the value's one field, for each), in
+    /// the hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
     var attributes: [UInt8] = []
     private(set) var localityNumber: Int32 = 0
     var confirmed = false
@@ -122,8 +122,10 @@ struct CompactTrait: Sendable, Equatable {
 
     init(_ proto: Hearth_V1_TraitState) {
         traitID = proto.traitID
-        // A message of the attributes alone encodes as exactly the field 2 entries.
-        attributes = (try? Hearth_V1_TraitState.with { $0.attributes = proto.attributes }.serializedBytes()) ?? []
+        for attribute in proto.attributes {
+            let value: [UInt8] = (try? attribute.value.serializedBytes()) ?? []
+            value.withUnsafeBytes { CompactAttributes.append(id: attribute.id, value: $0, to: &attributes) }
+        }
         (connectivity, locality, confirmed, revision) = (proto.connectivity, proto.locality, proto.confirmed, proto.revision)
     }
 
@@ -135,33 +137,30 @@ struct CompactTrait: Sendable, Equatable {
             && confirmed == other.confirmed && attributes == other.attributes
     }
 
-    /// Each attribute's id and encoded `Attribute` body, in order.
-    func encodedAttributes() -> [(id: UInt32, body: ArraySlice<UInt8>)] { Self.encodedAttributes(attributes[...]) }
+    /// Each attribute's id and its whole entry (id and value as kept), in order.
+    func encodedAttributes() -> [(id: UInt32, entry: ArraySlice<UInt8>)] { Self.encodedAttributes(attributes[...]) }
 
-    /// Each attribute's id and encoded `Attribute` body in `attributes` (field 2 entries), in order.
-    static func encodedAttributes(_ attributes: ArraySlice<UInt8>) -> [(id: UInt32, body: ArraySlice<UInt8>)] {
-        attributes.withUnsafeBytes { raw in
-            var out: [(id: UInt32, body: ArraySlice<UInt8>)] = []
-            var reader = ProtoReader(raw)
-            // The bytes were checked on arrival or written by swift-protobuf: a failure here ends the list.
-            while let (number, wireType) = try? reader.nextField(), number == 2,
-                let body = try? reader.delimited(wireType: wireType)
-            {
-                let start = attributes.startIndex + (body.baseAddress.map { $0 - raw.baseAddress! } ?? 0)
-                out.append((attributeID(body), attributes[start..<start + body.count]))
-            }
-            return out
-        }
+    /// Each attribute's id and whole entry in `attributes`, in order.
+    static func encodedAttributes(_ attributes: ArraySlice<UInt8>) -> [(id: UInt32, entry: ArraySlice<UInt8>)] {
+        let entries = attributes.withUnsafeBytes { CompactAttributes.entries($0) }
+        let base = attributes.startIndex
+        return entries.map { ($0.id, attributes[base + $0.start..<base + $0.value.upperBound]) }
     }
 
     /// The attributes' values by id (a later duplicate wins, as in a dictionary built from the message).
     func values() -> [AttributeID: Value] { Self.values(attributes[...]) }
 
-    /// The values of `attributes` (field 2 entries) by id.
+    /// The values of `attributes` (as ``CompactAttributes`` keeps them) by id.
     static func values(_ attributes: ArraySlice<UInt8>) -> [AttributeID: Value] {
-        var out: [AttributeID: Value] = [:]
-        for (id, body) in encodedAttributes(attributes) { out[AttributeID(id)] = value(body) }
-        return out
+        attributes.withUnsafeBytes { raw in
+            var out: [AttributeID: Value] = [:]
+            var position = 0
+            while let entry = CompactAttributes.entry(raw, at: position) {
+                out[AttributeID(entry.id)] = CompactAttributes.value(UnsafeRawBufferPointer(rebasing: raw[entry.value]))
+                position = entry.value.upperBound
+            }
+            return out
+        }
     }
 
     /// Replaces the attributes with `update`'s when it carries the whole trait (every attribute held, in
@@ -182,51 +181,18 @@ struct CompactTrait: Sendable, Equatable {
             }
         }
         var bytes: [UInt8] = []
-        for (_, body) in merged {
-            ProtoBytes.appendDelimitedHeader(2, length: body.count, to: &bytes)
-            bytes.append(contentsOf: body)
-        }
+        for (_, entry) in merged { bytes.append(contentsOf: entry) }
         return bytes
     }
 
     /// Whether `new` holds at least as many attributes as `old`, the first ones with the same ids in the
     /// same order (read in step, allocating nothing: this is every trait report's path).
     static func covers(_ new: UnsafeRawBufferPointer, _ old: UnsafeRawBufferPointer) -> Bool {
-        var (a, b) = (ProtoReader(old), ProtoReader(new))
-        while let x = nextAttributeID(&a) {
-            guard let y = nextAttributeID(&b), x == y else { return false }
+        var (a, b) = (0, 0)
+        while let x = CompactAttributes.entry(old, at: a) {
+            guard let y = CompactAttributes.entry(new, at: b), x.id == y.id else { return false }
+            (a, b) = (x.value.upperBound, y.value.upperBound)
         }
-        return a.isAtEnd
-    }
-
-    /// The next attribute's id, or nil at the end (or at bytes that are not an attribute).
-    private static func nextAttributeID(_ reader: inout ProtoReader) -> UInt32? {
-        guard let (number, wireType) = try? reader.nextField(), number == 2,
-            let body = try? reader.delimited(wireType: wireType)
-        else { return nil }
-        return attributeID(body)
-    }
-
-    /// An `Attribute` body's id (0 when absent).
-    private static func attributeID(_ body: UnsafeRawBufferPointer) -> UInt32 {
-        var reader = ProtoReader(body)
-        var id: UInt32 = 0
-        while let (number, wireType) = try? reader.nextField() {
-            if number == 1, let raw = try? reader.varint(wireType: wireType) {
-                id = UInt32(truncatingIfNeeded: raw)
-            } else if (try? reader.skip(wireType: wireType)) == nil {
-                break
-            }
-        }
-        return id
-    }
-
-    /// An `Attribute` body's value: read directly, or by swift-protobuf when the reader leaves it (values
-    /// nested deeper than its limit); null if neither reads it.
-    private static func value(_ body: ArraySlice<UInt8>) -> Value {
-        let direct = body.withUnsafeBytes { try? Value.idAndValue($0).1 }
-        if let direct { return direct }
-        guard let attribute = try? Hearth_V1_Attribute(serializedBytes: Array(body)) else { return .null }
-        return Value(proto: attribute.value)
+        return a == old.count
     }
 }

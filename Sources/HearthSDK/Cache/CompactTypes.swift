@@ -12,8 +12,7 @@ import HearthProto
 /// Layout, in native byte order: each type is a 13-byte header (endpoint, device type id and the length of
 /// its traits as `UInt32`, then `primary`) followed by its traits; each trait is a 25-byte header (trait id
 /// and its attributes' length as `UInt32`, revision as `UInt64`, connectivity and locality as protobuf's
-/// `Int32` numbers, then `confirmed`) followed by its attributes as a `TraitState`'s field 2 entries, as
-/// the hub encoded them.
+/// `Int32` numbers, then `confirmed`) followed by its attributes as ``CompactAttributes`` keeps them.
 struct CompactTypes: Sendable, Equatable {
     /// The buffer (written only by ``Builder`` and ``update(endpoint:with:)``).
     var bytes: [UInt8] = []

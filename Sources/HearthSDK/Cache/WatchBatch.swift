@@ -170,15 +170,12 @@ extension CompactTrait.Fields {
         protoBytes bytes: UnsafeRawBufferPointer, attribute: (Attribute) -> Void
     ) throws(ProtoReader.Unsupported) {
         var reader = ProtoReader(bytes)
-        while true {
-            let start = reader.position
-            guard let (number, wireType) = try reader.nextField() else { break }
+        while let (number, wireType) = try reader.nextField() {
             switch number {
             case 1: traitID = UInt32(truncatingIfNeeded: try reader.varint(wireType: wireType))
             case 2:
-                let body = try reader.delimited(wireType: wireType)
-                try Value.checkIDAndValue(body)
-                attribute(Attribute(entry: UnsafeRawBufferPointer(start: start, count: reader.position - start), body: body))
+                let (id, value) = try Value.checkedIDAndValue(reader.delimited(wireType: wireType))
+                attribute(Attribute(id: id, value: value))
             case 3: connectivityNumber = Int32(truncatingIfNeeded: try reader.connectivity(wireType: wireType).rawValue)
             case 4: localityNumber = Int32(truncatingIfNeeded: try reader.locality(wireType: wireType).rawValue)
             case 5: confirmed = try reader.varint(wireType: wireType) != 0
@@ -190,25 +187,16 @@ extension CompactTrait.Fields {
 }
 
 extension CompactTrait.Fields {
-    /// One attribute as it stands in a `TraitState`: its whole field 2 entry (key, length, body) and the body.
+    /// One attribute as it stands in a `TraitState`: its id and its value's message body.
     struct Attribute {
-        var entry: UnsafeRawBufferPointer
-        var body: UnsafeRawBufferPointer
+        var id: UInt32
+        var value: UnsafeRawBufferPointer
     }
 }
 
 extension CompactTrait {
-    /// Appends an attribute's field 2 entry to a trait's attributes: as it stands (one copy) when its key and
-    /// length are written as protobuf writes them, else with the header written anew. The cache compares
-    /// attributes byte for byte (a repeated state is no change), so an entry padded with a longer key or
-    /// length, which the reader accepts, must not be kept as it came.
+    /// Appends an attribute to a trait's attributes as ``CompactAttributes`` keeps them.
     static func appendAttribute(_ attribute: Fields.Attribute, to bytes: inout [UInt8]) {
-        let canonical = 1 + ProtoBytes.varintSize(UInt64(attribute.body.count))
-        if attribute.entry.count - attribute.body.count == canonical, attribute.entry.first == 0x12 {
-            bytes.append(contentsOf: attribute.entry)
-        } else {
-            ProtoBytes.appendDelimitedHeader(2, length: attribute.body.count, to: &bytes)
-            bytes.append(contentsOf: attribute.body)
-        }
+        CompactAttributes.append(id: attribute.id, value: attribute.value, to: &bytes)
     }
 }

@@ -1,0 +1,75 @@
+import HearthModel
+import HearthProto
+@testable import HearthSDK
+import SwiftProtobuf
+import Testing
+
+/// The cache keeps each attribute as its id and its value's one field. Equal states must be kept as equal
+/// bytes (a repeat is no change), whatever shape protobuf allowed them on the wire, and every value must
+/// read back as it was sent.
+@Suite("SDK: attributes kept as id and value")
+struct SDKCompactAttributesTests {
+    /// A `TraitState` body holding the given `Attribute` bodies, each as field 2.
+    static func state(_ attributes: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = [0x08, 0x08]  // trait id 8
+        for body in attributes { out += [0x12, UInt8(body.count)] + body }
+        return out
+    }
+
+    static func kept(_ body: [UInt8]) throws -> CompactTrait {
+        try body.withUnsafeBytes { try CompactTrait(protoBytes: $0) }
+    }
+
+    @Test("every kind of value reads back as sent, from the reader's path and from swift-protobuf's")
+    func roundTrip() throws {
+        let values: [Value] = [
+            .bool(true), .bool(false), .int(-5), .uint(300), .double(21.5), .string(""), .string("hall"), .bytes([1, 2]),
+            .list([.uint(1), .null]), .struct([FieldID(2): .string("x")]), .enum(3), .null,
+        ]
+        let proto = SDKWatchDecodingTests.trait(8, values, revision: 1)
+        let direct = try Self.kept(proto.serializedBytes() as [UInt8])
+        let converted = CompactTrait(proto)
+        let expected = Dictionary(uniqueKeysWithValues: values.enumerated().map { (AttributeID(UInt32($0 * 3)), $1) })
+        #expect(direct.values() == expected)
+        #expect(direct.attributes == converted.attributes)
+        #expect(direct.encodedAttributes().map(\.id) == expected.keys.map(\.rawValue).sorted())
+        // Five bytes fewer per attribute than the field 2 entries they came as; three for the first, whose id
+        // (0) protobuf leaves out and the cache writes.
+        let entries: [UInt8] = try Hearth_V1_TraitState.with { $0.attributes = proto.attributes }.serializedBytes()
+        #expect(direct.attributes.count == entries.count - 5 * values.count + 2)
+    }
+
+    @Test("an attribute given in another shape is kept as the same bytes as its usual one")
+    func sameBytes() throws {
+        let usual = try Self.kept(Self.state([[0x08, 0x03, 0x12, 0x02, 0x18, 0x05]]))  // id 3, uint 5
+        let shapes: [[UInt8]] = [
+            [0x12, 0x02, 0x18, 0x05, 0x08, 0x03],  // the value before the id
+            [0x08, 0x83, 0x00, 0x12, 0x02, 0x18, 0x05],  // the id padded to two bytes
+            [0x08, 0x09, 0x08, 0x03, 0x12, 0x02, 0x18, 0x05],  // the id given twice, the last standing
+            [0x08, 0x03, 0x12, 0x04, 0x08, 0x01, 0x18, 0x05],  // two members of the oneof, the last standing
+            [0x08, 0x03, 0x12, 0x05, 0x18, 0x05, 0xA0, 0x01, 0x07],  // an unknown field (20) after the value
+            [0x08, 0x03, 0x30, 0x01, 0x12, 0x02, 0x18, 0x05],  // an unknown field (6) in the attribute
+        ]
+        for shape in shapes {
+            let kept = try Self.kept(Self.state([shape]))
+            #expect(kept.attributes == usual.attributes, "\(shape)")
+            #expect(kept.values() == [AttributeID(3): .uint(5)])
+        }
+        // A missing value is null, kept as null is written.
+        let missing = try Self.kept(Self.state([[0x08, 0x03]]))
+        let null = try Self.kept(Self.state([[0x08, 0x03, 0x12, 0x02, 0x50, 0x00]]))
+        #expect(missing.attributes == null.attributes && missing.values() == [AttributeID(3): .null])
+    }
+
+    @Test("a change carrying the same attributes in another shape is no change")
+    func repeatInAnotherShape() throws {
+        let usual = try Self.kept(Self.state([[0x08, 0x03, 0x12, 0x02, 0x18, 0x05], [0x08, 0x04, 0x12, 0x02, 0x08, 0x01]]))
+        var types = CompactTypes([SDKCompactTypesTests.type(1, 0x0101, primary: true, [usual])])
+        let other = try Self.kept(Self.state([[0x12, 0x02, 0x18, 0x05, 0x08, 0x03], [0x08, 0x84, 0x00, 0x12, 0x02, 0x08, 0x01]]))
+        #expect(!types.update(endpoint: 1, with: other).isChanged)
+        // A merge by id keeps the untouched attribute's bytes and replaces the other's.
+        let one = try Self.kept(Self.state([[0x08, 0x04, 0x12, 0x02, 0x08, 0x00]]))
+        #expect(types.update(endpoint: 1, with: one).isChanged)
+        #expect(SDKCompactTypesTests.values(types, endpoint: 1, trait: 8) == [AttributeID(3): .uint(5), AttributeID(4): .bool(false)])
+    }
+}
