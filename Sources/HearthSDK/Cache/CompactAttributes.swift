@@ -3,8 +3,7 @@ import HearthProto
 import SwiftProtobuf
 
 /// A trait's attributes as the cache keeps them: for each, its id as a varint, then its value as the one
-/// field of a `hearth.v1.Value` message (key and payload, as the hub wrote it). A value given as an empty
-/// message (null) is kept as the `null_value` field, as ``HearthModel/Value`` writes null.
+/// field of a `hearth.v1.Value` message, exactly as ``HearthModel/Value`` writes it (`appendProto`).
 ///
 /// Kept as a `TraitState`'s field 2 entries, an attribute carried five bytes beside its id and value: the
 /// entry's key and length, the id's key, the value's key and length. That was about 170 of a cached
@@ -12,33 +11,57 @@ import SwiftProtobuf
 /// have the kernel zero. A value's field reads back as a `Value` message on its own; its length follows from
 /// its wire type.
 ///
-/// Two equal states are kept byte for byte equal (the cache takes a repeated state for no change): the id is
-/// written here, and a value whose message holds more than its one field (a member given twice, unknown
-/// fields) is written anew from what it reads as.
+/// The cache takes a repeated state for no change by comparing bytes, so a value is kept in one form
+/// whatever shape protobuf allowed it on the wire: a scalar already written as `appendProto` writes it (the
+/// hub's, nearly always) is copied; anything else (a padded number or key, a bool of 2, a oneof member given
+/// twice, unknown fields, an empty message, and every list or struct, whose contents may come in any order)
+/// is written anew from the value it reads as.
 enum CompactAttributes {
     /// Appends attribute `id` whose value is the `Value` message body `value`.
     static func append(id: UInt32, value: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
         ProtoBytes.appendVarint(UInt64(id), to: &bytes)
-        if value.isEmpty {
-            Value.null.appendProto(to: &bytes)
-        } else if let field = onlyField(value) {
-            bytes.append(contentsOf: field)
-        } else if let read = try? Value(protoBytes: value) {
-            read.appendProto(to: &bytes)
+        if isWrittenAsValueWrites(value) {
+            bytes.append(contentsOf: value)
         } else {
-            // Nested past the reader's depth: swift-protobuf reads and writes it (one field, or none).
-            var proto = (try? Hearth_V1_Value(serializedBytes: Array(value))) ?? Hearth_V1_Value()
-            proto.unknownFields = UnknownStorage()
-            let written: [UInt8] = (try? proto.serializedBytes()) ?? []
-            if written.isEmpty { Value.null.appendProto(to: &bytes) } else { bytes.append(contentsOf: written) }
+            self.value(value).appendProto(to: &bytes)
         }
     }
 
-    /// The message's bytes when they are one whole field, else nil.
-    private static func onlyField(_ message: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var reader = ProtoReader(message)
-        guard (try? skipField(&reader)) == true, reader.isAtEnd else { return nil }
-        return message
+    /// Whether `message` is one scalar field byte for byte as `Value.appendProto` writes it: a one-byte key
+    /// of fields 1 to 6, 9 or 10 with its wire type, numbers and lengths in their shortest form, a bool 0
+    /// or 1, an enum within 32 bits, null 0.
+    static func isWrittenAsValueWrites(_ message: UnsafeRawBufferPointer) -> Bool {
+        guard let key = message.first else { return false }
+        var position = 1
+        /// The varint at `position` when written in its shortest form (and within 64 bits).
+        func shortestVarint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < message.count, shift < 64 {
+                let byte = message[position]
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 {
+                    // A last byte of 0 after others pads; past 63 bits only 1 fits.
+                    guard byte != 0 || shift == 0, shift < 63 || byte <= 1 else { return nil }
+                    return value
+                }
+                shift += 7
+            }
+            return nil
+        }
+        switch key {
+        case 0x08: guard let v = shortestVarint(), v <= 1 else { return false }  // bool
+        case 0x10, 0x18: guard shortestVarint() != nil else { return false }  // int, uint
+        case 0x21: position += 8  // double
+        case 0x2A, 0x32:  // string, bytes
+            guard let length = shortestVarint(), length <= UInt64(message.count - position) else { return false }
+            position += Int(length)
+        case 0x48: guard let v = shortestVarint(), v <= UInt64(UInt32.max) else { return false }  // enum
+        case 0x50: guard shortestVarint() == 0 else { return false }  // null
+        default: return false
+        }
+        return position == message.count
     }
 
     /// Skips one field; false at the end.
@@ -78,11 +101,11 @@ enum CompactAttributes {
         return Entry(id: UInt32(id), start: position, value: valueStart..<(reader.position - base))
     }
 
-    /// The value kept at `field` (one field of a `Value` message): read directly, or by swift-protobuf when
-    /// the reader leaves it (nested deeper than its limit); null if neither reads it.
-    static func value(_ field: UnsafeRawBufferPointer) -> Value {
-        if let direct = try? Value(protoBytes: field) { return direct }
-        guard let proto = try? Hearth_V1_Value(serializedBytes: Array(field)) else { return .null }
+    /// A `Value` message body (a kept value's one field, or a value as it came): read directly, or by
+    /// swift-protobuf when the reader leaves it (nested deeper than its limit); null if neither reads it.
+    static func value(_ message: UnsafeRawBufferPointer) -> Value {
+        if let direct = try? Value(protoBytes: message) { return direct }
+        guard let proto = try? Hearth_V1_Value(serializedBytes: Array(message)) else { return .null }
         return Value(proto: proto)
     }
 }

@@ -21,7 +21,8 @@ struct CompactDevice: Sendable {
     var locality = Hearth_V1_DataSourceLocality.unspecified
     var revision: UInt64 = 0
 
-    /// The message's content (attributes re-encoded by swift-protobuf: the fallback path and RPC answers).
+    /// The message's content (the fallback path and RPC answers; attributes kept as ``CompactAttributes``
+    /// keeps them).
     init(_ proto: Hearth_V1_Device) {
         (id, driverID, structureID, roomID, name) = (proto.id, proto.driverID, proto.structureID, proto.roomID, proto.name)
         isMatterDevice = proto.isMatterDevice
@@ -72,7 +73,7 @@ struct CompactTrait: Sendable, Equatable {
     // takes 9 bytes and pads to 16 (56 bytes a trait, 32 this way; a watch response holds one per change).
     private(set) var connectivityNumber: Int32 = 0
     /// The attributes as ``CompactAttributes`` keeps them (id, then the value's one field, for each), in
-    /// the hub's order. Each was read once by ``ProtoReader`` on arrival or encoded by swift-protobuf.
+    /// the hub's order. Each was checked once by ``ProtoReader`` on arrival, or came from swift-protobuf.
     var attributes: [UInt8] = []
     private(set) var localityNumber: Int32 = 0
     var confirmed = false
