@@ -65,9 +65,11 @@ struct LightsDriverTests {
                 try await withSimulation(driver, services: simulation.services) {
                     try await client.waitForDevice(id) { $0.aggregate.connectivityState == .online }
                     let mark = try await client.mark()
-                    // 3 s (30 tenths) at a 100 ms tick: intermediate reports even on a loaded machine.
+                    // 6 s (60 tenths) at a 100 ms tick: intermediate reports even on a loaded machine. With 3 s,
+                    // the whole suite in parallel on two cores once starved the driver's tick for the whole
+                    // transition (the test took 19.5 s), and only the start and the end were reported.
                     try await client.send(
-                        id, Level.MoveToLevelWithOnOffCommand(level: target, transitionTime: 30, optionsMask: [], optionsOverride: []))
+                        id, Level.MoveToLevelWithOnOffCommand(level: target, transitionTime: 60, optionsMask: [], optionsOverride: []))
                     let seen = try await client.watch(mark) { seen in
                         seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.remainingTime).last == .uint(0)
                             && seen.values(id, trait: Level.traitID, attribute: Level.AttributeIDs.currentLevel).last == .uint(UInt64(target))
