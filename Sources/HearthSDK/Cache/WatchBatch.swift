@@ -60,6 +60,10 @@ struct WatchBatch: Sendable {
 
     /// Reads a `WatchResponse` message body.
     init(protoBytes bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
+        // The changes counted first, to hold them in one allocation: grown by doubling, the array of
+        // changes (about 150 bytes each) was reallocated and copied seven times for a response of 64, 3.8 %
+        // of the process holding the `building` mix's clients.
+        changes.reserveCapacity(try Self.count(field: 1, in: bytes))
         var reader = ProtoReader(bytes)
         var types = CompactTypes.Builder()  // one buffer for every device of the response
         while let (number, wireType) = try reader.nextField() {
@@ -77,6 +81,17 @@ struct WatchBatch: Sendable {
             default: try reader.skip(wireType: wireType)
             }
         }
+    }
+
+    /// How many times field `field` occurs in the message `bytes` (each field's key read, its body skipped).
+    private static func count(field: UInt64, in bytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) -> Int {
+        var reader = ProtoReader(bytes)
+        var count = 0
+        while let (number, wireType) = try reader.nextField() {
+            if number == field { count += 1 }
+            try reader.skip(wireType: wireType)
+        }
+        return count
     }
 
     /// One `Change` body. A change holding more than one member of its oneof is left to swift-protobuf.
