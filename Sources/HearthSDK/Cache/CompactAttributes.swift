@@ -31,37 +31,27 @@ enum CompactAttributes {
     /// of fields 1 to 6, 9 or 10 with its wire type, numbers and lengths in their shortest form, a bool 0
     /// or 1, an enum within 32 bits, null 0.
     static func isWrittenAsValueWrites(_ message: UnsafeRawBufferPointer) -> Bool {
-        guard let key = message.first else { return false }
-        var position = 1
-        /// The varint at `position` when written in its shortest form (and within 64 bits).
-        func shortestVarint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while position < message.count, shift < 64 {
-                let byte = message[position]
-                position += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 {
-                    // A last byte of 0 after others pads; past 63 bits only 1 fits.
-                    guard byte != 0 || shift == 0, shift < 63 || byte <= 1 else { return nil }
-                    return value
-                }
-                shift += 7
-            }
-            return nil
+        guard let key = message.first, let base = message.baseAddress else { return false }
+        var reader = ProtoReader(UnsafeRawBufferPointer(rebasing: message[1...]))
+        /// The next varint when written in its shortest form (a tenth byte, if any, holding only bit 63).
+        func shortest() -> UInt64? {
+            let start = reader.position
+            guard let value = try? reader.varint() else { return nil }
+            let size = reader.position - start
+            guard size == ProtoBytes.varintSize(value), size < 10 || reader.position.load(fromByteOffset: -1, as: UInt8.self) == 1
+            else { return nil }
+            return value
         }
+        let rest = { message.count - (reader.position - base) }
         switch key {
-        case 0x08: guard let v = shortestVarint(), v <= 1 else { return false }  // bool
-        case 0x10, 0x18: guard shortestVarint() != nil else { return false }  // int, uint
-        case 0x21: position += 8  // double
-        case 0x2A, 0x32:  // string, bytes
-            guard let length = shortestVarint(), length <= UInt64(message.count - position) else { return false }
-            position += Int(length)
-        case 0x48: guard let v = shortestVarint(), v <= UInt64(UInt32.max) else { return false }  // enum
-        case 0x50: guard shortestVarint() == 0 else { return false }  // null
+        case 0x08: return shortest().map { $0 <= 1 && rest() == 0 } ?? false  // bool
+        case 0x10, 0x18: return shortest() != nil && rest() == 0  // int, uint
+        case 0x21: return message.count == 9  // double
+        case 0x2A, 0x32: return shortest().map { $0 == UInt64(rest()) } ?? false  // string, bytes
+        case 0x48: return shortest().map { $0 <= UInt64(UInt32.max) && rest() == 0 } ?? false  // enum
+        case 0x50: return shortest() == 0 && rest() == 0  // null
         default: return false
         }
-        return position == message.count
     }
 
     /// Skips one field; false at the end.

@@ -77,6 +77,8 @@ struct SDKCompactAttributesTests {
             ([0x2A, 0x01, 0x61], [0x2A, 0x81, 0x00, 0x61], .string("a")),  // a padded length
             ([0x48, 0x07], [0x48, 0x87, 0x80, 0x80, 0x80, 0x10], .enum(7)),  // an enum past 32 bits, cut
             ([0x21, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F], [0x21, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F], .double(1)),
+            ([0x18] + Array(repeating: 0xFF, count: 9) + [0x01], [0x18] + Array(repeating: 0xFF, count: 9) + [0x01], .uint(.max)),
+            ([0x10, 0x01], [0x10, 0x81, 0x80, 0x00], .int(-1)),  // zigzag, padded
         ]
         for (usual, other, value) in cases {
             let a = try Self.kept(Self.state([[0x08, 0x03, 0x12, UInt8(usual.count)] + usual]))
