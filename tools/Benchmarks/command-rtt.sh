@@ -9,10 +9,15 @@
 #   3. HearthSDK (one `Home` watching one device, `hearth-load run --preset small --clients devices=1`) ->
 #      hub -> HearthDriverKit, OnOff.toggle(): issue 19's round trip, from the call.
 #
+# Way 2 is also run with a watcher of the whole home attached, in a process of its own: the lean C watcher
+# of tools/fanout (`hearth_sub`), then `hearthctl watch` (HearthSDK, a `stream()` of the devices). Each
+# toggle's state change then goes to that watcher too, and what it costs the round trip (the hub's fan-out,
+# the watcher's CPU on the same cores) shows beside way 2 alone.
+#
 #   tools/Benchmarks/command-rtt.sh [--rate R] [--calls N] [--rounds K]   (defaults: 1000/s, 5000, 2)
 #
 # Prints p50 and p99 per way and round, the ways alternated. BIN (default .build/release) holds release
-# builds of hearth-hub and hearth-load; COMMAND_RTT_NO_BUILD=1 uses them as they are. Needs h2load
+# builds of hearth-hub, hearth-load and hearthctl; COMMAND_RTT_NO_BUILD=1 uses them as they are. Needs h2load
 # (Debian nghttp2-client, installed by tools/setup.sh) and tools/interop's Python (made if missing).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,8 +34,9 @@ while (($#)); do
 done
 bin=${BIN:-$root/.build/release}
 if [[ ${COMMAND_RTT_NO_BUILD:-0} != 1 ]]; then
-  (cd "$root" && swift build -c release --product hearth-hub >&2 && swift build -c release --product hearth-load >&2)
+  (cd "$root" && for product in hearth-hub hearth-load hearthctl; do swift build -c release --product "$product" >&2 || exit 1; done)
 fi
+FANOUT_BUILD_ONLY=1 "$root/tools/fanout/run.sh" >/dev/null || { echo "command-rtt: building tools/fanout's C watcher failed" >&2; exit 1; }
 make -s -C "$root/c/driver" build/hearth-driver-sensors >/dev/null || { echo "command-rtt: building the sensors driver failed" >&2; exit 1; }
 [[ -x $root/tools/interop/.venv/bin/python ]] || "$root/tools/interop/setup.sh" >&2
 python=$root/tools/interop/.venv/bin/python
@@ -118,6 +124,26 @@ for round in $(seq "$rounds"); do
   echo "| h2load → hub → C driver (libhearth-driver), Identify | $round | $p50 | $p99 |"
   read -r p50 p99 <<<"$(h2load_way "kit$round" "$port_kit" "$tmp/kit.body")"
   echo "| h2load → hub → HearthDriverKit, OnOff toggle | $round | $p50 | $p99 |"
+  for watcher in c sdk; do
+    if [[ $watcher == c ]]; then
+      "$root/tools/fanout/.build/hearth_sub" --port "$port_kit" --token rtt-admin --watcher 0 --devices 1 --rate 1 \
+        --seconds 3600 --max-seconds 3600 >/dev/null 2>"$tmp/watch-$watcher.err" &
+      ready=(grep -q READY "$tmp/watch-$watcher.err")
+      label="h2load → hub → HearthDriverKit, a C watcher (hearth_sub) attached"
+    else
+      "$bin/hearthctl" watch --hub "127.0.0.1:$port_kit" --token rtt-admin >"$tmp/watch-$watcher.out" 2>&1 &
+      ready=(grep -q '^watching' "$tmp/watch-$watcher.out")
+      label="h2load → hub → HearthDriverKit, a HearthSDK watcher (hearthctl watch) attached"
+    fi
+    watcher_pid=$!
+    pids+=("$watcher_pid")
+    for _ in $(seq 100); do "${ready[@]}" 2>/dev/null && break; sleep 0.1; done
+    "${ready[@]}" || { echo "command-rtt: the $watcher watcher did not start" >&2; exit 1; }
+    read -r p50 p99 <<<"$(h2load_way "kit-$watcher$round" "$port_kit" "$tmp/kit.body")"
+    echo "| $label | $round | $p50 | $p99 |"
+    kill "$watcher_pid"
+    wait "$watcher_pid" 2>/dev/null || true
+  done
   line=$("$bin/hearth-load" run --preset small --clients batched=0,stream=0,devices=1,types=0 --rates 100 --seconds 1 \
     --no-stall --command-rate "$rate" --command-seconds "$seconds" --out "$tmp/sdk$round" 2>&1 | grep '^commands' || true)
   [[ -n $line ]] || { echo "command-rtt: hearth-load printed no command line" >&2; exit 1; }
