@@ -13,6 +13,7 @@ struct HearthLoadCommand: AsyncParsableCommand {
         abstract: "Load-tests a Hearth hub with driver processes and watching HearthSDK clients.",
         subcommands: [
             Run.self, DriverProcess.self, ClientFootprintProcess.self, SDKBenchCommand.self, ReplayServerCommand.self,
+            ToggleCommand.self,
         ], defaultSubcommand: Run.self)
 }
 

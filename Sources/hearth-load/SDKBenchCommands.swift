@@ -76,3 +76,27 @@ struct ReplayServerCommand: AsyncParsableCommand {
         try await server.run()
     }
 }
+
+/// `hearth-load toggle`: one `Home` toggling one device on a running hub, each call timed from the call.
+struct ToggleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toggle",
+        abstract: "Toggles one device's OnOff trait through HearthSDK at a fixed rate on a running hub; prints the round trip from the call.")
+
+    @Option(help: "The hub, host:port or unix:/path.") var hub: String
+    @Option(help: "A client token of the hub.") var token: String
+    @Option(help: "The device's hub id (driver/local).") var device: String
+    @Option(help: "Calls per second.") var rate = 1000.0
+    @Option(help: "Calls in all.") var calls = 5000
+
+    func run() async throws {
+        guard rate > 0, calls > 0 else { throw ValidationError("--rate and --calls must be positive") }
+        let outcome = try await TogglePace.run(address: hub, token: token, device: device, rate: rate, calls: calls)
+        let errors = outcome.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        print(
+            "toggles: \(calls) at \(rate)/s, \(outcome.ok) ok\(errors.isEmpty ? "" : ", errors: \(errors)"); "
+                + "from the call p50 \(outcome.fromCall.p50) ms, p99 \(outcome.fromCall.p99) ms; "
+                + "CPU \(Int(outcome.cpuPerCall.rounded())) µs per call")
+        if outcome.ok != calls { throw ExitCode.failure }
+    }
+}

@@ -12,7 +12,12 @@
 # Way 2 is also run with a watcher of the whole home attached, in a process of its own: the lean C watcher
 # of tools/fanout (`hearth_sub`), then `hearthctl watch` (HearthSDK, a `stream()` of the devices). Each
 # toggle's state change then goes to that watcher too, and what it costs the round trip (the hub's fan-out,
-# the watcher's CPU on the same cores) shows beside way 2 alone.
+# the watcher's CPU on the same cores) shows beside way 2 alone. And the same hub and driver are called
+# through HearthSDK (`hearth-load toggle`: one `Home`, no subscriber), which is way 3 without the load tool's
+# own hub, drivers and subscriber.
+#
+# Beside each way's p50 and p99: the CPU time (user and system, from /proc) each process spent per call: the
+# caller, the hub, the driver and the watcher.
 #
 #   tools/Benchmarks/command-rtt.sh [--rate R] [--calls N] [--rounds K]   (defaults: 1000/s, 5000, 2)
 #
@@ -114,16 +119,46 @@ pids+=("$!")
 exec 3>"$tmp/kit.in"  # the load driver runs while its standard input is open
 request "$port_kit" load-1/light-1 6 2 0 "$tmp/kit.body"
 
+# CPU time of a process so far, in clock ticks (utime + stime; the fields after the command's name).
+ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
+tick_us=$((1000000 / $(getconf CLK_TCK)))
+per_call() { # per_call TICKS -> µs per call
+  awk -v t="$1" -v us="$tick_us" -v n="$calls" 'BEGIN {printf "%.0f", t * us / n}'
+}
+
+# h2load_way NAME PORT BODY HUB_PID DRIVER_PID [WATCHER_PID] -> "p50 p99 caller hub driver watcher"
+measured_h2load_way() {
+  local hub0 driver0 watcher0=0 watcher1=0 result caller
+  hub0=$(ticks "$4") driver0=$(ticks "$5")
+  [[ -n ${6:-} ]] && watcher0=$(ticks "$6")
+  # h2load's own CPU: the children's times of the subshell that waited for it.
+  result=$(
+    h2load_way "$1" "$2" "$3"
+    self=$BASHPID
+    echo " $(awk '{sub(/.*\) /, ""); print $14 + $15}' "/proc/$self/stat")"
+  )
+  [[ -n ${6:-} ]] && watcher1=$(ticks "$6")
+  read -r p50 p99 caller <<<"$result"
+  echo "$p50 $p99 $(per_call "$caller") $(per_call $(($(ticks "$4") - hub0))) $(per_call $(($(ticks "$5") - driver0))) $(
+    [[ -n ${6:-} ]] && per_call $((watcher1 - watcher0)) || echo –)"
+}
+
+hub_c=$(pgrep -f -- "--data-dir $tmp/c-data" | head -1)
+hub_kit=$(pgrep -f -- "--data-dir $tmp/kit-data" | head -1)
+sensors_pid=$(pgrep -f -- "hearth-driver-sensors --hub 127.0.0.1:$port_c " | head -1)
+kit_pid=$(pgrep -f -- "hearth-load driver --hub 127.0.0.1:$port_kit " | head -1)
+
 seconds=$(((calls + rate - 1) / rate))
 echo "Command round trip at $rate calls/s, $calls calls per way and round; $(git -C "$root" rev-parse --short HEAD)."
+echo "CPU: µs per call of each process (user and system)."
 echo
-echo "| way | round | p50 ms | p99 ms |"
-echo "| --- | ---: | ---: | ---: |"
+echo "| way | round | p50 ms | p99 ms | caller CPU | hub CPU | driver CPU | watcher CPU |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for round in $(seq "$rounds"); do
-  read -r p50 p99 <<<"$(h2load_way "c$round" "$port_c" "$tmp/c.body")"
-  echo "| h2load → hub → C driver (libhearth-driver), Identify | $round | $p50 | $p99 |"
-  read -r p50 p99 <<<"$(h2load_way "kit$round" "$port_kit" "$tmp/kit.body")"
-  echo "| h2load → hub → HearthDriverKit, OnOff toggle | $round | $p50 | $p99 |"
+  read -r p50 p99 c h d w <<<"$(measured_h2load_way "c$round" "$port_c" "$tmp/c.body" "$hub_c" "$sensors_pid")"
+  echo "| h2load → hub → C driver (libhearth-driver), Identify | $round | $p50 | $p99 | $c | $h | $d | $w |"
+  read -r p50 p99 c h d w <<<"$(measured_h2load_way "kit$round" "$port_kit" "$tmp/kit.body" "$hub_kit" "$kit_pid")"
+  echo "| h2load → hub → HearthDriverKit, OnOff toggle | $round | $p50 | $p99 | $c | $h | $d | $w |"
   for watcher in c sdk; do
     if [[ $watcher == c ]]; then
       "$root/tools/fanout/.build/hearth_sub" --port "$port_kit" --token rtt-admin --watcher 0 --devices 1 --rate 1 \
@@ -139,15 +174,24 @@ for round in $(seq "$rounds"); do
     pids+=("$watcher_pid")
     for _ in $(seq 100); do "${ready[@]}" 2>/dev/null && break; sleep 0.1; done
     "${ready[@]}" || { echo "command-rtt: the $watcher watcher did not start" >&2; exit 1; }
-    read -r p50 p99 <<<"$(h2load_way "kit-$watcher$round" "$port_kit" "$tmp/kit.body")"
-    echo "| $label | $round | $p50 | $p99 |"
+    read -r p50 p99 c h d w <<<"$(measured_h2load_way "kit-$watcher$round" "$port_kit" "$tmp/kit.body" "$hub_kit" "$kit_pid" "$watcher_pid")"
+    echo "| $label | $round | $p50 | $p99 | $c | $h | $d | $w |"
     kill "$watcher_pid"
     wait "$watcher_pid" 2>/dev/null || true
   done
+  hub0=$(ticks "$hub_kit") driver0=$(ticks "$kit_pid")
+  line=$("$bin/hearth-load" toggle --hub "127.0.0.1:$port_kit" --token rtt-admin --device load-1/light-1 --rate "$rate" \
+    --calls "$calls" 2>&1 | grep '^toggles' || true)
+  [[ -n $line ]] || { echo "command-rtt: hearth-load toggle printed no result" >&2; exit 1; }
+  p50=$(sed -E 's/.*from the call p50 ([0-9.]+) ms.*/\1/' <<<"$line")
+  p99=$(sed -E 's/.*from the call p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/' <<<"$line")
+  c=$(sed -E 's/.*CPU ([0-9]+) µs per call.*/\1/' <<<"$line")
+  echo "| HearthSDK (one Home, no subscriber) → hub → HearthDriverKit, OnOff.toggle() | $round | $p50 | $p99 | $c | $(
+    per_call $(($(ticks "$hub_kit") - hub0))) | $(per_call $(($(ticks "$kit_pid") - driver0))) | – |"
   line=$("$bin/hearth-load" run --preset small --clients batched=0,stream=0,devices=1,types=0 --rates 100 --seconds 1 \
     --no-stall --command-rate "$rate" --command-seconds "$seconds" --out "$tmp/sdk$round" 2>&1 | grep '^commands' || true)
   [[ -n $line ]] || { echo "command-rtt: hearth-load printed no command line" >&2; exit 1; }
   p50=$(sed -E 's/.*from the call p50 ([0-9.]+) ms.*/\1/' <<<"$line")
   p99=$(sed -E 's/.*from the call p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/' <<<"$line")
-  echo "| HearthSDK (one Home) → hub → HearthDriverKit, OnOff.toggle() | $round | $p50 | $p99 |"
+  echo "| HearthSDK (hearth-load run --preset small, one Home) → its hub → HearthDriverKit, OnOff.toggle() | $round | $p50 | $p99 | – | – | – | – |"
 done
