@@ -101,11 +101,15 @@ public final class LoadRun: Sendable {
     private func startHub() async throws -> Fleet {
         let config = directory.appendingPathComponent("hub.json")
         let drivers = (1...plan.drivers).map { ["id": "load-\($0)", "token": "load-driver-\($0)"] }
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "listen": "127.0.0.1:0", "metrics_listen": "127.0.0.1:0", "socket": socket.path, "data_dir": directory.appendingPathComponent("data").path,
             "structures": [["id": "home", "name": "Home"]],
             "clients": [["token": Self.clientToken, "user": "load", "role": "admin"]], "drivers": drivers,
         ]
+        // `HEARTH_LOAD_HUB_EVENT_LOOPS=N` sets the hub's `event_loops` (default: one per allowed CPU).
+        if let loops = ProcessInfo.processInfo.environment["HEARTH_LOAD_HUB_EVENT_LOOPS"].flatMap(Int.init) {
+            object["event_loops"] = loops
+        }
         try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: config)
         let hub = try ChildProcess(executables.hub, ["--config", config.path, "--log-level", "warning"])
         if let metrics = await hub.line(timeout: .seconds(60), where: { $0.hasPrefix("METRICS ") }) {

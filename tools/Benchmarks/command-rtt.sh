@@ -106,12 +106,17 @@ h2load_way() { # h2load_way NAME PORT BODY -> "p50 p99" in ms, or fails
 }
 
 port_c=$(start_hub c)
+# Started in a command substitution, whose additions to `pids` the cleanup does not see.
+hub_c=$(pgrep -f -- "--data-dir $tmp/c-data" | head -1)
+pids+=("$hub_c")
 "$root/c/driver/build/hearth-driver-sensors" --hub "127.0.0.1:$port_c" --token rtt-sensors --devices 1 \
   --interval-ms 600000 >"$tmp/sensors.out" 2>"$tmp/sensors.err" &
 pids+=("$!")
 request "$port_c" sensors/temperature-1 3 0 1 "$tmp/c.body"
 
 port_kit=$(start_hub kit)
+hub_kit=$(pgrep -f -- "--data-dir $tmp/kit-data" | head -1)
+pids+=("$hub_kit")
 mkfifo "$tmp/kit.in"
 "$bin/hearth-load" driver --hub "127.0.0.1:$port_kit" --token rtt-kit --index 1 --devices 20 \
   <"$tmp/kit.in" >"$tmp/kit.out" 2>"$tmp/kit.err" &
@@ -143,8 +148,6 @@ measured_h2load_way() {
     [[ -n ${6:-} ]] && per_call $((watcher1 - watcher0)) || echo –)"
 }
 
-hub_c=$(pgrep -f -- "--data-dir $tmp/c-data" | head -1)
-hub_kit=$(pgrep -f -- "--data-dir $tmp/kit-data" | head -1)
 sensors_pid=$(pgrep -f -- "hearth-driver-sensors --hub 127.0.0.1:$port_c " | head -1)
 kit_pid=$(pgrep -f -- "hearth-load driver --hub 127.0.0.1:$port_kit " | head -1)
 
