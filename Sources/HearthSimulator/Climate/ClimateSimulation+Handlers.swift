@@ -8,7 +8,7 @@ extension ClimateSimulation {
     /// setpoint pushes the other one to keep the dead band. SetpointRaiseLower moves setpoints likewise.
     func installThermostats(on driver: Driver) {
         typealias Thermostat = Matter.ThermostatTrait
-        driver.onWrite(Thermostat.self) { [cloud] written, context in
+        driver.onWrite(Thermostat.self) { written, context in
             if let mode = written.systemMode, !Self.systemModes.contains(mode) {
                 throw RPCError(code: .invalidArgument, message: "the thermostat has no \(mode) mode")
             }
@@ -22,7 +22,7 @@ extension ClimateSimulation {
                 $0.occupiedCoolingSetpoint = settled.cool
             }
         }
-        driver.onCommand(Thermostat.SetpointRaiseLowerCommand.self) { [cloud] command, context in
+        driver.onCommand(Thermostat.SetpointRaiseLowerCommand.self) { command, context in
             let now = try context.device.attributes(Thermostat.self, endpoint: context.endpoint)
             let limits = Self.limits(now)
             let current = Self.setpoints(now)
@@ -63,7 +63,7 @@ extension ClimateSimulation {
     /// no setting); the step command moves the setting by 10 points. The actual speed follows on the clock.
     func installFans(on driver: Driver) {
         typealias Fan = Matter.FanControlTrait
-        driver.onWrite(Fan.self) { [cloud] written, context in
+        driver.onWrite(Fan.self) { written, context in
             let settingWritten = written.values[Fan.AttributeIDs.percentSetting]
             if settingWritten == .null {
                 throw RPCError(code: .invalidArgument, message: "percentSetting is null only in auto mode; write fanMode auto")
@@ -74,7 +74,7 @@ extension ClimateSimulation {
                 try context.device.report(Fan.self, endpoint: context.endpoint) { $0.fanMode = FanModel.mode(for: setting) }
             }
         }
-        driver.onCommand(Fan.StepCommand.self) { [cloud] command, context in
+        driver.onCommand(Fan.StepCommand.self) { command, context in
             let now = try context.device.attributes(Fan.self, endpoint: context.endpoint)
             let mode = now.fanMode ?? .off
             let setting = FanModel.step(
