@@ -186,7 +186,14 @@ extension LoadClient {
     /// The OnOff trait of device `id` as the cache holds it.
     func onOffTrait(_ id: String) async throws -> Matter.OnOffTrait {
         guard let home else { throw HomeError(.failedPrecondition, "a watch client sends no commands") }
-        var updates = home.deviceUpdates(id: id).makeAsyncIterator()
+        return try await home.onOffTrait(id)
+    }
+}
+
+extension Home {
+    /// The OnOff trait of device `id` as the cache holds it (once synced); `notFound` when there is none.
+    func onOffTrait(_ id: String) async throws -> Matter.OnOffTrait {
+        var updates = deviceUpdates(id: id).makeAsyncIterator()
         guard let device = try await updates.next(),
             let onOff = device.types.all.instances.lazy.compactMap({ $0.traits[Matter.OnOffTrait.self] }).first
         else { throw HomeError(.notFound, "no OnOff device '\(id)' in the cache") }

@@ -155,10 +155,8 @@ struct CompactTrait: Sendable, Equatable {
     static func values(_ attributes: ArraySlice<UInt8>) -> [AttributeID: Value] {
         attributes.withUnsafeBytes { raw in
             var out: [AttributeID: Value] = [:]
-            var position = 0
-            while let entry = CompactAttributes.entry(raw, at: position) {
+            for entry in CompactAttributes.entries(raw) {
                 out[AttributeID(entry.id)] = CompactAttributes.value(UnsafeRawBufferPointer(rebasing: raw[entry.value]))
-                position = entry.value.upperBound
             }
             return out
         }

@@ -31,11 +31,11 @@ extension CompactTypes {
 
         /// Adds a `TraitState` body to the type being written: each attribute checked (throwing, so that the
         /// response goes to swift-protobuf, where the reader cannot take it) and copied as
-        /// ``CompactTrait/appendAttribute(_:to:)`` keeps it.
+        /// ``CompactAttributes/append(id:value:to:)`` keeps it.
         mutating func appendTrait(protoBytes: UnsafeRawBufferPointer) throws(ProtoReader.Unsupported) {
             let start = bytes.count
             bytes.append(contentsOf: repeatElement(0, count: CompactTypes.traitHeader))
-            let fields = try CompactTrait.Fields(protoBytes: protoBytes) { CompactTrait.appendAttribute($0, to: &bytes) }
+            let fields = try CompactTrait.Fields(protoBytes: protoBytes) { CompactAttributes.append(id: $0.id, value: $0.value, to: &bytes) }
             bytes.withUnsafeMutableBytes { CompactTypes.writeTraitHeader(fields, at: start, attributes: $0.count - start - CompactTypes.traitHeader, to: $0) }
         }
 

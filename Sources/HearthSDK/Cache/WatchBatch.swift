@@ -171,7 +171,7 @@ extension CompactTrait {
         var attributes: [UInt8] = []
         // The attributes take nearly all of the state: one allocation, not one per growth.
         attributes.reserveCapacity(bytes.count)
-        let fields = try Fields(protoBytes: bytes) { CompactTrait.appendAttribute($0, to: &attributes) }
+        let fields = try Fields(protoBytes: bytes) { CompactAttributes.append(id: $0.id, value: $0.value, to: &attributes) }
         self.init(
             traitID: fields.traitID, attributes: attributes, connectivityNumber: fields.connectivityNumber,
             localityNumber: fields.localityNumber, confirmed: fields.confirmed, revision: fields.revision)
@@ -180,7 +180,7 @@ extension CompactTrait {
 
 extension CompactTrait.Fields {
     /// Reads a `TraitState` message body's own fields, handing each attribute, checked, to `attribute` in
-    /// order, as ``CompactTrait/appendAttribute(_:to:)`` keeps it.
+    /// order, as ``CompactAttributes/append(id:value:to:)`` keeps it.
     init(
         protoBytes bytes: UnsafeRawBufferPointer, attribute: (Attribute) -> Void
     ) throws(ProtoReader.Unsupported) {
@@ -206,12 +206,5 @@ extension CompactTrait.Fields {
     struct Attribute {
         var id: UInt32
         var value: UnsafeRawBufferPointer
-    }
-}
-
-extension CompactTrait {
-    /// Appends an attribute to a trait's attributes as ``CompactAttributes`` keeps them.
-    static func appendAttribute(_ attribute: Fields.Attribute, to bytes: inout [UInt8]) {
-        CompactAttributes.append(id: attribute.id, value: attribute.value, to: &bytes)
     }
 }
