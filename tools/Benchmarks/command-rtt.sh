@@ -26,6 +26,7 @@
 # (Debian nghttp2-client, installed by tools/setup.sh) and tools/interop's Python (made if missing).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$root/tools/load/proc.sh"
 rate=1000 calls=5000 rounds=2
 while (($#)); do
   [[ $# -ge 2 ]] || { echo "command-rtt: $1 needs a value" >&2; exit 2; }
@@ -49,12 +50,7 @@ command -v h2load >/dev/null || { echo "command-rtt: h2load is missing (tools/se
 
 tmp=$(mktemp -d /tmp/hearth-command-rtt.XXXXXX)
 pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap stop_processes EXIT
 
 # One hub per h2load way, with its one driver; prints "PORT" once the driver's device is listed.
 start_hub() { # start_hub NAME
@@ -124,8 +120,6 @@ pids+=("$!")
 exec 3>"$tmp/kit.in"  # the load driver runs while its standard input is open
 request "$port_kit" load-1/light-1 6 2 0 "$tmp/kit.body"
 
-# CPU time of a process so far, in clock ticks (utime + stime; the fields after the command's name).
-ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 tick_us=$((1000000 / $(getconf CLK_TCK)))
 per_call() { # per_call TICKS -> µs per call
   awk -v t="$1" -v us="$tick_us" -v n="$calls" 'BEGIN {printf "%.0f", t * us / n}'
@@ -134,17 +128,17 @@ per_call() { # per_call TICKS -> µs per call
 # h2load_way NAME PORT BODY HUB_PID DRIVER_PID [WATCHER_PID] -> "p50 p99 caller hub driver watcher"
 measured_h2load_way() {
   local hub0 driver0 watcher0=0 watcher1=0 result caller
-  hub0=$(ticks "$4") driver0=$(ticks "$5")
-  [[ -n ${6:-} ]] && watcher0=$(ticks "$6")
+  hub0=$(cpu_ticks "$4") driver0=$(cpu_ticks "$5")
+  [[ -n ${6:-} ]] && watcher0=$(cpu_ticks "$6")
   # h2load's own CPU: the children's times of the subshell that waited for it.
   result=$(
     h2load_way "$1" "$2" "$3"
     self=$BASHPID
-    echo " $(awk '{sub(/.*\) /, ""); print $14 + $15}' "/proc/$self/stat")"
+    echo " $(children_ticks "$self")"
   )
-  [[ -n ${6:-} ]] && watcher1=$(ticks "$6")
+  [[ -n ${6:-} ]] && watcher1=$(cpu_ticks "$6")
   read -r p50 p99 caller <<<"$result"
-  echo "$p50 $p99 $(per_call "$caller") $(per_call $(($(ticks "$4") - hub0))) $(per_call $(($(ticks "$5") - driver0))) $(
+  echo "$p50 $p99 $(per_call "$caller") $(per_call $(($(cpu_ticks "$4") - hub0))) $(per_call $(($(cpu_ticks "$5") - driver0))) $(
     [[ -n ${6:-} ]] && per_call $((watcher1 - watcher0)) || echo –)"
 }
 
@@ -182,7 +176,7 @@ for round in $(seq "$rounds"); do
     kill "$watcher_pid"
     wait "$watcher_pid" 2>/dev/null || true
   done
-  hub0=$(ticks "$hub_kit") driver0=$(ticks "$kit_pid")
+  hub0=$(cpu_ticks "$hub_kit") driver0=$(cpu_ticks "$kit_pid")
   line=$("$bin/hearth-load" toggle --hub "127.0.0.1:$port_kit" --token rtt-admin --device load-1/light-1 --rate "$rate" \
     --calls "$calls" 2>&1 | grep '^toggles' || true)
   [[ -n $line ]] || { echo "command-rtt: hearth-load toggle printed no result" >&2; exit 1; }
@@ -190,7 +184,7 @@ for round in $(seq "$rounds"); do
   p99=$(sed -E 's/.*from the call p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/' <<<"$line")
   c=$(sed -E 's/.*CPU ([0-9]+) µs per call.*/\1/' <<<"$line")
   echo "| HearthSDK (one Home, no subscriber) → hub → HearthDriverKit, OnOff.toggle() | $round | $p50 | $p99 | $c | $(
-    per_call $(($(ticks "$hub_kit") - hub0))) | $(per_call $(($(ticks "$kit_pid") - driver0))) | – |"
+    per_call $(($(cpu_ticks "$hub_kit") - hub0))) | $(per_call $(($(cpu_ticks "$kit_pid") - driver0))) | – |"
   line=$("$bin/hearth-load" run --preset small --clients batched=0,stream=0,devices=1,types=0 --rates 100 --seconds 1 \
     --no-stall --command-rate "$rate" --command-seconds "$seconds" --out "$tmp/sdk$round" 2>&1 | grep '^commands' || true)
   [[ -n $line ]] || { echo "command-rtt: hearth-load printed no command line" >&2; exit 1; }

@@ -15,6 +15,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$root/tools/load/proc.sh"
 devices=10000 rates="5000 20000" seconds=10 tick=1000
 while (($#)); do
   [[ $# -ge 2 ]] || { echo "driverkit: $1 needs a value" >&2; exit 2; }
@@ -39,16 +40,10 @@ lib=$root/c/driver/build/bench-driver
 
 tmp=$(mktemp -d /tmp/hearth-driverkit.XXXXXX)
 pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap stop_processes EXIT
 pin_hub=() pin_driver=()
 if (($(nproc) >= 2)); then pin_hub=(taskset -c 1) pin_driver=(taskset -c 0); fi
 clk=$(getconf CLK_TCK)
-ticks() { local s f; s=$(<"/proc/$1/stat") && s=${s##*) } && read -ra f <<<"$s" && echo $((f[11] + f[12])); }
 
 cat >"$tmp/hub.json" <<EOF
 {"structures": [{"id": "home", "name": "Home"}],
@@ -74,7 +69,7 @@ exec 3>"$tmp/kit.in"
 quiet() {
   local a b
   for _ in $(seq 120); do
-    a=$(ticks "$1"); sleep 1; b=$(ticks "$1")
+    a=$(cpu_ticks "$1"); sleep 1; b=$(cpu_ticks "$1")
     ((b - a <= clk / 50)) && return 0
   done
   return 1
@@ -87,7 +82,7 @@ phase=0
 for rate in $rates; do
   phase=$((phase + 1))
   quiet "$hub" || true
-  k0=$(ticks "$kit") h0=$(ticks "$hub")
+  k0=$(cpu_ticks "$kit") h0=$(cpu_ticks "$hub")
   echo "RUN $phase $rate $seconds" >&3
   line=""
   for _ in $(seq $((seconds * 10 + 600))); do
@@ -97,7 +92,7 @@ for rate in $rates; do
   done
   [[ -n $line ]] || { echo "driverkit: no DONE from the DriverKit driver: $(tail -3 "$tmp/kit.err")" >&2; exit 1; }
   sleep 1 # the hub finishes what was sent
-  k1=$(ticks "$kit") h1=$(ticks "$hub")
+  k1=$(cpu_ticks "$kit") h1=$(cpu_ticks "$hub")
   read -r _ _ sent _ lag errors <<<"$line"
   rows+=("driverkit $rate $sent $((k1 - k0)) $((h1 - h0)) $lag $errors")
 
@@ -110,11 +105,11 @@ for rate in $rates; do
   pids+=("$c")
   for _ in $(seq 600); do grep -q '^READY' "$tmp/c-$phase.err" 2>/dev/null && break; sleep 0.1; done
   quiet "$hub" || true
-  c0=$(ticks "$c") h0=$(ticks "$hub")
+  c0=$(cpu_ticks "$c") h0=$(cpu_ticks "$hub")
   touch "$go"
   for _ in $(seq $((seconds * 10 + 600))); do grep -q '^{' "$tmp/c-$phase.json" 2>/dev/null && break; sleep 0.1; done
   sleep 1
-  c1=$(ticks "$c") h1=$(ticks "$hub")
+  c1=$(cpu_ticks "$c") h1=$(cpu_ticks "$hub")
   kill "$c" 2>/dev/null || true
   wait "$c" 2>/dev/null || true
   csent=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["sent"])' "$tmp/c-$phase.json")
@@ -123,12 +118,12 @@ for rate in $rates; do
 
   # libhearth-driver (c/driver): its bench driver measures its own CPU and prints one JSON line.
   quiet "$hub" || true
-  h0=$(ticks "$hub")
+  h0=$(cpu_ticks "$hub")
   "${pin_driver[@]}" "$lib" --hub "127.0.0.1:$port" --token bench-lib --devices "$devices" --rate "$rate" \
     --seconds "$seconds" --tick-ms 1 >"$tmp/lib-$phase.json" 2>"$tmp/lib-$phase.err" ||
     { echo "driverkit: bench-driver failed: $(tail -3 "$tmp/lib-$phase.err")" >&2; exit 1; }
   sleep 1
-  h1=$(ticks "$hub")
+  h1=$(cpu_ticks "$hub")
   read -r lsent lticks <<<"$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline())
 print(r["reports"], round(r["cpu_seconds"] * int(sys.argv[2])))' \
     "$tmp/lib-$phase.json" "$clk")"
